@@ -1,0 +1,97 @@
+"""Options shared by the sub-commands: the cluster and where the workload comes from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from engine.cluster import Cluster
+from engine.simulator import PolicyError, SimulationStalled
+from engine.workload import FORMATS, GeneratorConfig, Workload, WorkloadError, generate
+from engine.workload import load_workload as load_workload_file
+
+USER_ERRORS: tuple[type[BaseException], ...] = (
+    WorkloadError,
+    PolicyError,
+    SimulationStalled,
+    KeyError,
+    ValueError,
+    OSError,
+)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--nodes", type=positive_int, default=16, help="nodes (default 16)")
+    parser.add_argument(
+        "--gpus-per-node", type=positive_int, default=4, help="GPUs per node (default 4)"
+    )
+
+
+def add_workload_options(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_argument_group("workload (a file, or generated)")
+    source.add_argument("--workload", metavar="PATH", help="workload file to load")
+    source.add_argument(
+        "--format", choices=("auto", *FORMATS), default="auto", help="file format (default: sniff)"
+    )
+    source.add_argument("--jobs", type=positive_int, default=200, help="jobs to generate")
+    source.add_argument("--load", type=float, default=0.85, help="offered load to generate")
+    source.add_argument("--seed", type=int, default=0, help="seed of the generated workload")
+    source.add_argument(
+        "--sizes",
+        choices=("log-uniform", "philly"),
+        default="log-uniform",
+        help="job size distribution of the generated workload",
+    )
+    source.add_argument(
+        "--request-rule",
+        choices=("pollux", "power-of-two", "one"),
+        default="pollux",
+        help="how generated users pick requested_gpus",
+    )
+
+
+def cluster_from(args: argparse.Namespace) -> Cluster:
+    return Cluster(nodes=args.nodes, gpus_per_node=args.gpus_per_node)
+
+
+def generator_config(args: argparse.Namespace, seed: int | None = None) -> GeneratorConfig:
+    return GeneratorConfig(
+        jobs=args.jobs,
+        load=args.load,
+        seed=args.seed if seed is None else seed,
+        size_distribution=args.sizes,
+        request_rule=args.request_rule,
+    )
+
+
+def workload_from(args: argparse.Namespace, cluster: Cluster, seed: int | None = None) -> Workload:
+    """The workload the options describe: the file if given, else a generated one."""
+    if args.workload:
+        return load_workload_file(args.workload, fmt=args.format, cluster=cluster)
+    return generate(generator_config(args, seed), cluster)
+
+
+def print_json(data: Any) -> None:
+    """One JSON document on stdout; NaN/inf become null so any parser reads it."""
+    json.dump(_finite(data), sys.stdout, indent=None)
+    sys.stdout.write("\n")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

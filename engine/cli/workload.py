@@ -1,0 +1,28 @@
+"""``workload``: generate a workload (or convert an imported one) and write it as CSV."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.cli.common import add_cluster_options, add_workload_options, cluster_from, workload_from
+from engine.workload import save_csv
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "workload", help="write a generated or imported workload as native CSV"
+    )
+    add_workload_options(parser)
+    add_cluster_options(parser)
+    parser.add_argument("-o", "--output", metavar="PATH", help="CSV to write (default stdout)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    cluster = cluster_from(args)
+    workload = workload_from(args, cluster)
+    save_csv(workload, args.output or sys.stdout)
+    if args.output:
+        print(f"wrote {len(workload)} jobs to {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,73 @@
+"""The GPU cluster: ``nodes x gpus_per_node`` GPUs, and how an allocation is placed on it.
+
+Placement packs an allocation onto as few nodes as possible, as Slurm's and Kubernetes'
+default topology-aware placement tries to, because crossing nodes slows training down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Placement = tuple[tuple[int, int], ...]
+"""An allocation's placement: ``((node, gpus_on_that_node), ...)``."""
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A homogeneous cluster; the default is the Pollux testbed (16 nodes x 4 GPUs)."""
+
+    nodes: int = 16
+    gpus_per_node: int = 4
+
+    def __post_init__(self) -> None:
+        if self.nodes < 1 or self.gpus_per_node < 1:
+            raise ValueError(
+                f"a cluster needs at least 1 node and 1 GPU per node, got "
+                f"{self.nodes} x {self.gpus_per_node}"
+            )
+
+    @property
+    def total_gpus(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+    def __str__(self) -> str:
+        return f"{self.nodes}x{self.gpus_per_node} ({self.total_gpus} GPUs)"
+
+
+def pack(free_per_node: Sequence[int], gpus: int) -> Placement | None:
+    """Place ``gpus`` GPUs on the fewest nodes, or ``None`` when they do not fit.
+
+    One node is used when one can hold the whole allocation (the fullest such node, to
+    keep large holes for large jobs); otherwise the emptiest nodes are filled first,
+    which is the fewest-nodes choice. Ties go to the lower node index, so placement is
+    deterministic.
+    """
+    if gpus <= 0:
+        return None
+    best_node = -1
+    best_free = 1 << 30
+    total = 0
+    for node, free in enumerate(free_per_node):
+        total += free
+        if gpus <= free < best_free:
+            best_node, best_free = node, free
+    if best_node >= 0:
+        return ((best_node, gpus),)
+    if total < gpus:
+        return None
+    order = sorted(range(len(free_per_node)), key=lambda n: (-free_per_node[n], n))
+    placement: list[tuple[int, int]] = []
+    left = gpus
+    for node in order:
+        take = min(free_per_node[node], left)
+        placement.append((node, take))
+        left -= take
+        if left == 0:
+            break
+    return tuple(placement)
+
+
+def packed_nodes(gpus: int, gpus_per_node: int) -> int:
+    """Nodes an allocation spans on an empty cluster (its best placement)."""
+    return -(-gpus // gpus_per_node)

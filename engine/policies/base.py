@@ -1,0 +1,104 @@
+"""The policy protocol: what a scheduler sees at a decision point and what it returns.
+
+At every event (an arrival or a completion) the simulator shows the policy a
+:class:`SchedulerView` and starts the :class:`Allocation` s it returns. Allocations are
+moldable: the GPU count is chosen at start and kept until the job ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cluster import Cluster, Placement, pack
+from engine.job import Job
+
+
+@dataclass(frozen=True, slots=True)
+class RunningJob:
+    """A job holding ``gpus`` GPUs on ``placement`` from ``start`` until ``end``."""
+
+    job: Job
+    gpus: int
+    placement: Placement
+    start: float
+    end: float
+
+    @property
+    def nodes(self) -> int:
+        return len(self.placement)
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerView:
+    """Everything a policy may look at. ``waiting`` is in arrival (FIFO) order.
+
+    The collections are live read-only views of the simulator's state (copying them at
+    every event would make long runs quadratic); a policy must not mutate them.
+    """
+
+    time: float
+    cluster: Cluster
+    waiting: Collection[Job]
+    running: Collection[RunningJob]
+    free_per_node: Sequence[int]
+
+    @property
+    def free_gpus(self) -> int:
+        return sum(self.free_per_node)
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """Start ``job`` now on ``gpus`` GPUs; ``info`` explains the choice (shown in the app)."""
+
+    job: Job
+    gpus: int
+    info: Mapping[str, Any] | None = field(default=None, compare=False)
+
+
+class FreeGpus:
+    """A scratch copy of the free GPUs, so a policy can plan several starts at once.
+
+    It places with the same packing rule as the simulator, so the placements a policy
+    plans are exactly the ones the jobs get.
+    """
+
+    __slots__ = ("per_node", "total")
+
+    def __init__(self, free_per_node: Sequence[int]) -> None:
+        self.per_node = list(free_per_node)
+        self.total = sum(self.per_node)
+
+    def place(self, gpus: int) -> Placement | None:
+        """Where ``gpus`` GPUs would go now, without taking them."""
+        if gpus > self.total:
+            return None
+        return pack(self.per_node, gpus)
+
+    def take(self, gpus: int) -> Placement | None:
+        """Take ``gpus`` GPUs if they fit; returns their placement, else ``None``."""
+        placement = self.place(gpus)
+        if placement is not None:
+            for node, count in placement:
+                self.per_node[node] -= count
+            self.total -= gpus
+        return placement
+
+
+class Policy:
+    """Base class of every scheduling policy; subclasses override :meth:`schedule`.
+
+    ``uses_runtimes`` says whether the policy reads jobs' run times (an oracle-ish
+    advantage that real schedulers only have through users' estimates).
+    """
+
+    name: str = "policy"
+    uses_runtimes: bool = False
+
+    def reset(self, cluster: Cluster, seed: int) -> None:
+        """Called once before a run; policies with per-run state clear it here."""
+
+    def schedule(self, view: SchedulerView) -> Sequence[Allocation]:
+        raise NotImplementedError

@@ -1,0 +1,178 @@
+"""The event-driven simulator of a moldable-job GPU cluster.
+
+Arrivals and completions are events on an :class:`EventQueue`; after each batch of
+events at one instant the policy is asked what to start. Jobs keep their GPUs until they
+end (no preemption). Nothing here is random, so a run is a pure function of the
+workload, the policy and the seed handed to the policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.cluster import Cluster, pack
+from engine.job import Job
+from engine.policies.base import Policy, RunningJob, SchedulerView
+from engine.simulator.events import EventKind, EventQueue
+from engine.simulator.results import Decision, SimulationResult, build_result
+
+
+class PolicyError(RuntimeError):
+    """A policy asked for something impossible (a job not waiting, too many GPUs, ...)."""
+
+
+class SimulationStalled(RuntimeError):
+    """Jobs are waiting on an idle cluster and the policy starts none of them."""
+
+
+class Simulator:
+    """Step through one run; ``step``/``run_until`` let a UI animate it incrementally."""
+
+    def __init__(
+        self,
+        jobs: Sequence[Job],
+        cluster: Cluster,
+        policy: Policy | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.jobs = list(jobs)
+        self.cluster = cluster
+        self.policy = policy
+        self.now = 0.0
+        self.free_per_node = [cluster.gpus_per_node] * cluster.nodes
+        self.waiting: dict[int, Job] = {}
+        self.running: dict[int, RunningJob] = {}
+        self.finished: list[RunningJob] = []
+        self.decisions: list[Decision] = []
+        self.timeline: list[tuple[float, int, int, int]] = []
+        self._busy = 0
+        self._events = EventQueue()
+        for job in self.jobs:
+            if job.min_gpus > cluster.total_gpus:
+                raise PolicyError(
+                    f"job {job.job_id} needs at least {job.min_gpus} GPUs but the cluster "
+                    f"{cluster} has only {cluster.total_gpus}"
+                )
+            self._events.push(job.submit_time, EventKind.ARRIVAL, job.index)
+        if policy is not None:
+            policy.reset(cluster, seed)
+
+    # -- state -------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return not self._events and not self.waiting
+
+    @property
+    def next_event_time(self) -> float | None:
+        return self._events.peek_time()
+
+    @property
+    def busy_gpus(self) -> int:
+        return self._busy
+
+    def view(self) -> SchedulerView:
+        return SchedulerView(
+            time=self.now,
+            cluster=self.cluster,
+            waiting=self.waiting.values(),
+            running=self.running.values(),
+            free_per_node=tuple(self.free_per_node),
+        )
+
+    # -- low-level moves (the RL environment drives these directly) ---------------------
+    def advance(self) -> bool:
+        """Apply every event at the next event time; ``False`` when none is left."""
+        time = self._events.peek_time()
+        if time is None:
+            return False
+        self.now = time
+        while self._events.peek_time() == time:
+            _, kind, index = self._events.pop()
+            if kind is EventKind.ARRIVAL:
+                self.waiting[index] = self.jobs[index]
+            else:
+                run = self.running.pop(index)
+                for node, count in run.placement:
+                    self.free_per_node[node] += count
+                self._busy -= run.gpus
+                self.finished.append(run)
+        return True
+
+    def start(self, job: Job, gpus: int, info: Mapping[str, Any] | None = None) -> RunningJob:
+        """Start waiting ``job`` now on ``gpus`` packed GPUs."""
+        if job.index not in self.waiting:
+            raise PolicyError(f"job {job.job_id} is not waiting at t={self.now:g}")
+        if not job.min_gpus <= gpus <= job.max_gpus:
+            raise PolicyError(
+                f"job {job.job_id} accepts {job.min_gpus}..{job.max_gpus} GPUs, "
+                f"the policy gave {gpus}"
+            )
+        free_before = self.cluster.total_gpus - self._busy
+        placement = pack(self.free_per_node, gpus) if gpus <= free_before else None
+        if placement is None:
+            raise PolicyError(
+                f"job {job.job_id} was given {gpus} GPUs but only {free_before} are free"
+            )
+        for node, count in placement:
+            self.free_per_node[node] -= count
+        self._busy += gpus
+        end = self.now + job.runtime(gpus, len(placement))
+        run = RunningJob(job, gpus, placement, self.now, end)
+        del self.waiting[job.index]
+        self.running[job.index] = run
+        self._events.push(end, EventKind.COMPLETION, job.index)
+        self.decisions.append(Decision(self.now, job, gpus, len(placement), free_before, info))
+        return run
+
+    def record(self) -> None:
+        """Append the current state to the timeline (once per decision point)."""
+        self.timeline.append((self.now, self._busy, len(self.waiting), len(self.running)))
+
+    # -- policy-driven stepping -------------------------------------------------------
+    def step(self) -> bool:
+        """Advance to the next event time and let the policy start jobs there."""
+        if self.policy is None:
+            raise PolicyError("this simulator has no policy; drive it with advance()/start()")
+        if not self.advance():
+            return False
+        if self.waiting:
+            for allocation in self.policy.schedule(self.view()):
+                self.start(allocation.job, allocation.gpus, allocation.info)
+            if not self.running and not self._events and self.waiting:
+                raise SimulationStalled(
+                    f"policy {self.policy.name!r} left {len(self.waiting)} jobs waiting on "
+                    f"an idle cluster at t={self.now:g}"
+                )
+        self.record()
+        return True
+
+    def run_until(self, time: float) -> None:
+        """Process every event up to and including ``time``."""
+        while (t := self._events.peek_time()) is not None and t <= time:
+            self.step()
+
+    def run(self) -> SimulationResult:
+        """Run to the end and return the result."""
+        while self.step():
+            pass
+        return self.result()
+
+    def result(self) -> SimulationResult:
+        """The result so far (complete once :attr:`done`)."""
+        return build_result(
+            policy=self.policy.name if self.policy is not None else "manual",
+            cluster=self.cluster,
+            jobs=self.jobs,
+            finished=self.finished,
+            running=self.running.values(),
+            decisions=self.decisions,
+            timeline=self.timeline,
+        )
+
+
+def simulate(
+    jobs: Sequence[Job], cluster: Cluster, policy: Policy, seed: int = 0
+) -> SimulationResult:
+    """Run ``policy`` on ``jobs`` from start to finish."""
+    return Simulator(jobs, cluster, policy, seed).run()

@@ -1,0 +1,166 @@
+"""What a run produces: per-job table, timeline, decision log and summary metrics.
+
+The summary carries the no-contention lower bound on average JCT (each job alone on the
+empty cluster, on its best allowed allocation) so any policy reads as a ratio to ideal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engine.cluster import Cluster, packed_nodes
+from engine.job import Job
+from engine.policies.base import RunningJob
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One scaling decision: at ``time`` job got ``gpus`` on ``nodes`` with ``free`` free."""
+
+    time: float
+    job: Job
+    gpus: int
+    nodes: int
+    free: int
+    info: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Headline metrics of one run (seconds, utilization in [0, 1])."""
+
+    jobs: int
+    completed: int
+    avg_jct: float
+    p50_jct: float
+    p95_jct: float
+    makespan: float
+    utilization: float
+    avg_wait: float
+    avg_slowdown: float
+    lower_bound_avg_jct: float
+
+    @property
+    def jct_over_bound(self) -> float:
+        """Average JCT as a multiple of the no-contention ideal (1.0 = ideal)."""
+        return self.avg_jct / self.lower_bound_avg_jct if self.lower_bound_avg_jct else np.nan
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {**asdict(self), "jct_over_bound": self.jct_over_bound}
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Everything one run produced; ``extras`` holds policy-specific tables (e.g. a sweep)."""
+
+    policy: str
+    cluster: Cluster
+    summary: Summary
+    jobs: pd.DataFrame
+    timeline: pd.DataFrame
+    decisions: pd.DataFrame
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+
+def best_alone_runtime(job: Job, cluster: Cluster, _cache: dict | None = None) -> float:
+    """The job's run time alone on the empty cluster, on its best allowed allocation."""
+    cache = {} if _cache is None else _cache
+    key = (id(job.speedup_model), job.min_gpus, job.max_gpus)
+    best = cache.get(key)
+    if best is None:
+        best = max(
+            job.speedup_model.speedup(k, packed_nodes(k, cluster.gpus_per_node))
+            for k in job.allowed_gpus(cluster.total_gpus)
+        )
+        cache[key] = best
+    return job.runtime_1gpu / best
+
+
+def build_result(
+    policy: str,
+    cluster: Cluster,
+    jobs: Sequence[Job],
+    finished: Iterable[RunningJob],
+    running: Iterable[RunningJob],
+    decisions: Sequence[Decision],
+    timeline: Sequence[tuple[float, int, int, int]],
+) -> SimulationResult:
+    """Assemble tables and metrics; a running job has a start but no end yet."""
+    n = len(jobs)
+    submit = np.fromiter((j.submit_time for j in jobs), float, n)
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    gpus = np.zeros(n, dtype=np.int64)
+    nodes = np.zeros(n, dtype=np.int64)
+    for run in finished:
+        i = run.job.index
+        start[i], end[i], gpus[i], nodes[i] = run.start, run.end, run.gpus, run.nodes
+    for run in running:
+        i = run.job.index
+        start[i], gpus[i], nodes[i] = run.start, run.gpus, run.nodes
+    cache: dict = {}
+    ideal = np.fromiter((best_alone_runtime(j, cluster, cache) for j in jobs), float, n)
+    jct = end - submit
+    table = pd.DataFrame(
+        {
+            "job_id": [j.job_id for j in jobs],
+            "model": [j.model for j in jobs],
+            "submit": submit,
+            "start": start,
+            "end": end,
+            "gpus": gpus,
+            "nodes": nodes,
+            "requested_gpus": np.fromiter((j.requested_gpus for j in jobs), np.int64, n),
+            "wait": start - submit,
+            "jct": jct,
+            "slowdown": jct / ideal,
+        }
+    )
+    return SimulationResult(
+        policy=policy,
+        cluster=cluster,
+        summary=summarize(table, ideal, cluster),
+        jobs=table,
+        timeline=pd.DataFrame(timeline, columns=["time", "busy_gpus", "queue", "running"]),
+        decisions=pd.DataFrame(
+            {
+                "time": [d.time for d in decisions],
+                "job_id": [d.job.job_id for d in decisions],
+                "model": [d.job.model for d in decisions],
+                "requested_gpus": [d.job.requested_gpus for d in decisions],
+                "gpus": [d.gpus for d in decisions],
+                "nodes": [d.nodes for d in decisions],
+                "free_gpus": [d.free for d in decisions],
+                "info": [d.info for d in decisions],
+            }
+        ),
+    )
+
+
+def summarize(table: pd.DataFrame, ideal: np.ndarray, cluster: Cluster) -> Summary:
+    """Headline metrics over the completed jobs of a per-job table."""
+    done = table["end"].notna().to_numpy()
+    jct = table["jct"].to_numpy()[done]
+    if not done.any():
+        nan = float("nan")
+        return Summary(len(table), 0, nan, nan, nan, nan, nan, nan, nan, float(ideal.mean()))
+    first_submit = float(table["submit"].min())
+    makespan = float(table["end"].max()) - first_submit
+    busy = table["gpus"].to_numpy()[done] * (table["end"] - table["start"]).to_numpy()[done]
+    return Summary(
+        jobs=len(table),
+        completed=int(done.sum()),
+        avg_jct=float(jct.mean()),
+        p50_jct=float(np.percentile(jct, 50)),
+        p95_jct=float(np.percentile(jct, 95)),
+        makespan=makespan,
+        utilization=float(busy.sum() / (cluster.total_gpus * makespan)) if makespan > 0 else 0.0,
+        avg_wait=float(table["wait"].to_numpy()[done].mean()),
+        avg_slowdown=float(table["slowdown"].to_numpy()[done].mean()),
+        lower_bound_avg_jct=float(ideal[done].mean()),
+    )
