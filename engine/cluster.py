@@ -45,18 +45,16 @@ def pack(free_per_node: Sequence[int], gpus: int) -> Placement | None:
     """
     if gpus <= 0:
         return None
-    best_node = -1
-    best_free = 1 << 30
-    total = 0
-    for node, free in enumerate(free_per_node):
-        total += free
-        if gpus <= free < best_free:
-            best_node, best_free = node, free
-    if best_node >= 0:
-        return ((best_node, gpus),)
-    if total < gpus:
+    largest = max(free_per_node)
+    if gpus <= largest:
+        # Best fit: the smallest free count that still holds the job (C-speed scans).
+        for free in range(gpus, largest + 1):
+            if free in free_per_node:
+                return ((free_per_node.index(free), gpus),)
+    if sum(free_per_node) < gpus:
         return None
-    order = sorted(range(len(free_per_node)), key=lambda n: (-free_per_node[n], n))
+    # A stable sort keeps lower indices first among equally free nodes.
+    order = sorted(range(len(free_per_node)), key=free_per_node.__getitem__, reverse=True)
     placement: list[tuple[int, int]] = []
     left = gpus
     for node in order:

@@ -35,7 +35,7 @@ class SchedulerView:
     """Everything a policy may look at. ``waiting`` is in arrival (FIFO) order.
 
     The collections are live read-only views of the simulator's state (copying them at
-    every event would make long runs quadratic); a policy must not mutate them.
+    every event would make long runs quadratic); a policy must not mutate or keep them.
     """
 
     time: float
@@ -43,10 +43,7 @@ class SchedulerView:
     waiting: Collection[Job]
     running: Collection[RunningJob]
     free_per_node: Sequence[int]
-
-    @property
-    def free_gpus(self) -> int:
-        return sum(self.free_per_node)
+    free_gpus: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +64,9 @@ class FreeGpus:
 
     __slots__ = ("per_node", "total")
 
-    def __init__(self, free_per_node: Sequence[int]) -> None:
+    def __init__(self, free_per_node: Sequence[int], total: int | None = None) -> None:
         self.per_node = list(free_per_node)
-        self.total = sum(self.per_node)
+        self.total = sum(self.per_node) if total is None else total
 
     def place(self, gpus: int) -> Placement | None:
         """Where ``gpus`` GPUs would go now, without taking them."""

@@ -14,7 +14,7 @@ class FifoRequest(Policy):
     name = "fifo-request"
 
     def schedule(self, view: SchedulerView) -> list[Allocation]:
-        free = FreeGpus(view.free_per_node)
+        free = FreeGpus(view.free_per_node, view.free_gpus)
         starts: list[Allocation] = []
         for job in view.waiting:
             if free.take(job.requested_gpus) is None:

@@ -77,18 +77,17 @@ class Simulator:
             cluster=self.cluster,
             waiting=self.waiting.values(),
             running=self.running.values(),
-            free_per_node=tuple(self.free_per_node),
+            free_per_node=self.free_per_node,
+            free_gpus=self.cluster.total_gpus - self._busy,
         )
 
     # -- low-level moves (the RL environment drives these directly) ---------------------
     def advance(self) -> bool:
         """Apply every event at the next event time; ``False`` when none is left."""
-        time = self._events.peek_time()
-        if time is None:
+        if not self._events:
             return False
-        self.now = time
-        while self._events.peek_time() == time:
-            _, kind, index = self._events.pop()
+        self.now, due = self._events.pop_due()
+        for kind, index in due:
             if kind is EventKind.ARRIVAL:
                 self.waiting[index] = self.jobs[index]
             else:

@@ -32,6 +32,16 @@ class EventQueue:
         time, _, kind, payload = heapq.heappop(self._heap)
         return time, kind, payload
 
+    def pop_due(self) -> tuple[float, list[tuple[EventKind, int]]]:
+        """Every event at the earliest time, in the order they were scheduled."""
+        heap = self._heap
+        time, _, kind, payload = heapq.heappop(heap)
+        due = [(kind, payload)]
+        while heap and heap[0][0] == time:
+            _, _, kind, payload = heapq.heappop(heap)
+            due.append((kind, payload))
+        return time, due
+
     def peek_time(self) -> float | None:
         """Time of the next event, or ``None`` when the heap is empty."""
         return self._heap[0][0] if self._heap else None

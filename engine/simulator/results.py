@@ -97,9 +97,13 @@ def build_result(
     end = np.full(n, np.nan)
     gpus = np.zeros(n, dtype=np.int64)
     nodes = np.zeros(n, dtype=np.int64)
-    for run in finished:
-        i = run.job.index
-        start[i], end[i], gpus[i], nodes[i] = run.start, run.end, run.gpus, run.nodes
+    finished = list(finished)
+    if finished:
+        index = np.fromiter((r.job.index for r in finished), np.int64, len(finished))
+        start[index] = [r.start for r in finished]
+        end[index] = [r.end for r in finished]
+        gpus[index] = [r.gpus for r in finished]
+        nodes[index] = [len(r.placement) for r in finished]
     for run in running:
         i = run.job.index
         start[i], gpus[i], nodes[i] = run.start, run.gpus, run.nodes
@@ -126,7 +130,7 @@ def build_result(
         cluster=cluster,
         summary=summarize(table, ideal, cluster),
         jobs=table,
-        timeline=pd.DataFrame(timeline, columns=["time", "busy_gpus", "queue", "running"]),
+        timeline=_timeline_frame(timeline),
         decisions=pd.DataFrame(
             {
                 "time": [d.time for d in decisions],
@@ -139,6 +143,18 @@ def build_result(
                 "info": [d.info for d in decisions],
             }
         ),
+    )
+
+
+def _timeline_frame(timeline: Sequence[tuple[float, int, int, int]]) -> pd.DataFrame:
+    values = np.asarray(timeline, dtype=float).reshape(-1, 4)
+    return pd.DataFrame(
+        {
+            "time": values[:, 0],
+            "busy_gpus": values[:, 1].astype(np.int64),
+            "queue": values[:, 2].astype(np.int64),
+            "running": values[:, 3].astype(np.int64),
+        }
     )
 
 

@@ -1,0 +1,56 @@
+"""The randomized workloads the agent trains on.
+
+Each episode draws a cluster (8 to 256 GPUs), a load, a size distribution, a request
+rule and a model mix, then generates a workload with the project's generator. Training
+workload seeds come from ``TRAIN_SEEDS``, disjoint from the small seeds (0, 1, 2, ...)
+that evaluation, ``reproduce`` and the tests use, so no evaluated workload was trained on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.cluster import Cluster
+from engine.job import Job
+from engine.speedup import MEASURED_MODELS
+from engine.workload import GeneratorConfig, generate, to_jobs
+
+TRAIN_SEEDS = range(1_000_000, 2_000_000)
+"""Workload seeds training may use; evaluation uses seeds below 1,000,000."""
+
+
+@dataclass(frozen=True)
+class Curriculum:
+    """The distribution training episodes are drawn from (ranges are inclusive)."""
+
+    cluster_gpus: tuple[int, ...] = (8, 16, 32, 64, 128, 256)
+    gpus_per_node: tuple[int, ...] = (4, 8)
+    loads: tuple[float, float] = (0.5, 1.0)
+    jobs: tuple[int, int] = (80, 160)
+    size_distributions: tuple[str, ...] = ("log-uniform", "philly")
+    request_rules: tuple[str, ...] = ("pollux", "power-of-two", "one")
+    models: tuple[str, ...] = MEASURED_MODELS
+    mix_concentration: float = 1.0
+    """Dirichlet concentration of the model mix (small = a few models dominate)."""
+
+    def sample(self, rng: np.random.Generator) -> tuple[GeneratorConfig, Cluster]:
+        """One episode's generator config and cluster, drawn with ``rng``."""
+        total = int(rng.choice(self.cluster_gpus))
+        per_node = int(rng.choice([g for g in self.gpus_per_node if g <= total]))
+        weights = rng.dirichlet(np.full(len(self.models), self.mix_concentration))
+        config = GeneratorConfig(
+            jobs=int(rng.integers(self.jobs[0], self.jobs[1] + 1)),
+            load=float(rng.uniform(*self.loads)),
+            seed=int(rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop)),
+            size_distribution=str(rng.choice(self.size_distributions)),
+            model_mix=dict(zip(self.models, map(float, weights), strict=True)),
+            request_rule=str(rng.choice(self.request_rules)),
+        )
+        return config, Cluster(nodes=total // per_node, gpus_per_node=per_node)
+
+    def workload(self, rng: np.random.Generator) -> tuple[list[Job], Cluster]:
+        """The jobs and cluster of one training episode."""
+        config, cluster = self.sample(rng)
+        return to_jobs(generate(config, cluster), cluster), cluster
