@@ -80,14 +80,17 @@ def reference_local_bsz(rows: pd.DataFrame) -> int:
     return int(counts[counts == counts.max()].index.max())
 
 
+def _columns(rows: pd.DataFrame) -> tuple[np.ndarray, ...]:
+    return tuple(rows[c].to_numpy(float) for c in ("gpus", "nodes", "local_bsz", "step_time"))
+
+
 def _profile(name: str, local_bsz: float, params: Sequence[float]) -> MeasuredProfile:
     return MeasuredProfile(name, local_bsz, *(float(p) for p in params))
 
 
 def fit_profile(name: str, rows: pd.DataFrame) -> MeasuredProfile:
     """Least-squares fit of the step-time model to ``rows``, best of a few gamma starts."""
-    gpus, nodes, bsz, step = (rows[c].to_numpy(float) for c in ("gpus", "nodes", "local_bsz",
-                                                                  "step_time"))
+    gpus, nodes, bsz, step = _columns(rows)
     local_bsz = reference_local_bsz(rows)
     log_step = np.log(step)
 
@@ -103,8 +106,12 @@ def fit_profile(name: str, rows: pd.DataFrame) -> MeasuredProfile:
     for gamma in GAMMA_STARTS:
         start = [*compute, *compute, *sync, *sync, fastest / 100, gamma]
         result = least_squares(
-            residuals, start, bounds=(lower, upper), x_scale="jac",
-            loss="soft_l1", f_scale=LOSS_SCALE,
+            residuals,
+            start,
+            bounds=(lower, upper),
+            x_scale="jac",
+            loss="soft_l1",
+            f_scale=LOSS_SCALE,
         )
         if best is None or result.cost < best.cost:
             best = result
@@ -118,8 +125,7 @@ def fit_quality(profile: MeasuredProfile, rows: pd.DataFrame) -> dict[str, float
     compare predicted speedup with the measured one (``gpus`` x the 1-GPU step at the
     same local batch / the row's step) over the multi-GPU rows.
     """
-    gpus, nodes, bsz, step = (rows[c].to_numpy(float) for c in ("gpus", "nodes", "local_bsz",
-                                                                  "step_time"))
+    gpus, nodes, bsz, step = _columns(rows)
     predicted = profile.step_time(gpus, nodes, bsz)
     step_error = np.abs(predicted / step - 1.0) * 100.0
     one = rows[rows["gpus"] == 1].groupby("local_bsz")["step_time"].mean()
@@ -147,8 +153,9 @@ def application_work(name: str, trace_dir: Path, max_local_bsz: int) -> dict[str
         "epochs": epochs,
         "samples_per_epoch": round(float(first_epoch * min(traces))),
         "max_local_bsz": max_local_bsz,
-        "iterations": {str(b): int(traces[b]["iteration"].iloc[epochs - 1])
-                       for b in sorted(traces)},
+        "iterations": {
+            str(b): int(traces[b]["iteration"].iloc[epochs - 1]) for b in sorted(traces)
+        },
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def test_smooth_in_gpus(name: str) -> None:
     slow a job down (a real cliff in the data), and past it speed only grows."""
     profile = load_profile(name)
     speeds = [_packed(profile, k) for k in range(1, 65)]
-    ratios = [b / a for a, b in zip(speeds, speeds[1:], strict=False)]
+    ratios = [b / a for a, b in itertools.pairwise(speeds)]
     assert all(0.5 <= r <= 2.0 for r in ratios)
     assert all(r >= 1.0 for k, r in enumerate(ratios, start=1) if k != 4)
 

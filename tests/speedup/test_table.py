@@ -1,0 +1,41 @@
+"""The speedup table the app plots."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.speedup import MODEL_NAMES, Amdahl, Linear
+from engine.speedup.table import speedup_table
+
+
+def test_default_table_covers_every_model_on_packed_placements() -> None:
+    table = speedup_table()
+    assert list(table.columns) == ["model", "gpus", "nodes", "speedup", "efficiency"]
+    assert set(table["model"]) == set(MODEL_NAMES)
+    assert len(table) == len(MODEL_NAMES) * 64
+    assert (table["nodes"] == [math.ceil(k / 4) for k in table["gpus"]]).all()
+    assert table["efficiency"].to_numpy() == pytest.approx(
+        (table["speedup"] / table["gpus"]).to_numpy()
+    )
+    one = table[table["gpus"] == 1]
+    assert one["speedup"].to_numpy() == pytest.approx(1.0)
+    linear = table[table["model"] == "linear"]
+    assert linear["efficiency"].to_numpy() == pytest.approx(1.0)
+
+
+def test_own_models_and_cluster_shape() -> None:
+    table = speedup_table({"mine": Amdahl(serial_fraction=0.1), "ideal": Linear()}, 10, 8)
+    assert list(table["model"].unique()) == ["mine", "ideal"]
+    assert table["gpus"].max() == 10
+    assert table.loc[table["gpus"] == 9, "nodes"].tolist() == [2, 2]
+    mine = table[table["model"] == "mine"].set_index("gpus")["speedup"]
+    assert mine[8] == pytest.approx(1 / (0.1 + 0.9 / 8))
+
+
+def test_bad_sizes() -> None:
+    with pytest.raises(ValueError):
+        speedup_table(max_gpus=0)
+    with pytest.raises(ValueError):
+        speedup_table(gpus_per_node=0)
