@@ -22,6 +22,7 @@ import pandas as pd
 
 from engine.cluster import Cluster
 from engine.speedup import MEASURED_MODELS, Amdahl
+from engine.speedup.measured import pollux_runtime_1gpu
 from engine.workload.errors import Problem, WorkloadError
 from engine.workload.table import Table, header_problems, read_table, too_many_rows
 from engine.workload.validate import build_workload
@@ -67,14 +68,18 @@ def parse_swf(
             break
         if len(fields) != SWF_FIELDS:
             problems.append(
-                Problem(line_number, None, f"got {len(fields)} fields",
-                        f"{SWF_FIELDS} whitespace-separated SWF fields")
+                Problem(
+                    line_number,
+                    None,
+                    f"got {len(fields)} fields",
+                    f"{SWF_FIELDS} whitespace-separated SWF fields",
+                )
             )
             continue
         records.append(fields)
         rows.append(line_number)
     row_numbers = np.array(rows, dtype=np.int64)
-    cells = list(zip(*records)) or [()] * SWF_FIELDS
+    cells = list(zip(*records, strict=True)) or [()] * SWF_FIELDS
     number = {}
     readable = np.ones(len(records), dtype=bool)
     for field, meaning in _SWF_USED.items():
@@ -89,11 +94,7 @@ def parse_swf(
     return build_workload(
         {
             "job_id": np.array(cells[0], dtype=object)[keep],
-            "submit_time": number[2][keep],
-            "runtime_1gpu": (number[4] * gpus)[keep],
-            "requested_gpus": np.minimum(gpus, cluster.total_gpus)[keep],
-            "model": np.full(int(keep.sum()), "amdahl", dtype=object),
-            "serial_fraction": np.full(int(keep.sum()), serial_fraction),
+            **_rigid(number[2][keep], number[4][keep], gpus[keep], cluster, serial_fraction),
         },
         row_numbers[keep],
         cluster,
@@ -125,8 +126,12 @@ def parse_philly(
     )
     stamped = stamps.notna().to_numpy()
     problems += [
-        Problem(int(table.rows[i]), "timestamp", f"got {table.columns['timestamp'][i]!r}",
-                "a date and time like 2017-10-09 07:01:55")
+        Problem(
+            int(table.rows[i]),
+            "timestamp",
+            f"got {table.columns['timestamp'][i]!r}",
+            "a date and time like 2017-10-09 07:01:55",
+        )
         for i in np.flatnonzero(~stamped)
     ]
     duration, timed = _numbers(table.columns["duration"], "duration", table.rows, problems)
@@ -137,13 +142,7 @@ def parse_philly(
     kept_stamps = stamps[keep]
     submit = (kept_stamps - kept_stamps.min()).dt.total_seconds().to_numpy()
     return build_workload(
-        {
-            "submit_time": submit,
-            "runtime_1gpu": (duration * gpus)[keep],
-            "requested_gpus": np.minimum(gpus, cluster.total_gpus)[keep],
-            "model": np.full(int(keep.sum()), "amdahl", dtype=object),
-            "serial_fraction": np.full(int(keep.sum()), serial_fraction),
-        },
+        _rigid(submit, duration[keep], gpus[keep], cluster, serial_fraction),
         table.rows[keep],
         cluster,
         name,
@@ -160,15 +159,17 @@ def parse_pollux(text: str, cluster: Cluster, max_rows: int, name: str) -> Workl
     The one-GPU run time comes from the measured profile of ``application`` at the
     job's global ``batch_size``; the user's request is ``num_replicas``.
     """
-    from engine.speedup.measured import pollux_runtime_1gpu  # written alongside; optional
-
     table = _read_trace(text, max_rows, POLLUX_COLUMNS, POLLUX_COLUMNS)
     problems = list(table.problems)
     application = pd.Series(table.columns["application"], dtype=str).str.strip().str.lower()
     known = application.isin(MEASURED_MODELS).to_numpy()
     problems += [
-        Problem(int(table.rows[i]), "application", f"got {table.columns['application'][i]!r}",
-                f"one of the measured models {', '.join(MEASURED_MODELS)}")
+        Problem(
+            int(table.rows[i]),
+            "application",
+            f"got {table.columns['application'][i]!r}",
+            f"one of the measured models {', '.join(MEASURED_MODELS)}",
+        )
         for i in np.flatnonzero(~known)
     ]
     batch, sized = _numbers(
@@ -182,8 +183,12 @@ def parse_pollux(text: str, cluster: Cluster, max_rows: int, name: str) -> Workl
             runtime[same] = pollux_runtime_1gpu(app, int(size))
         except (KeyError, ValueError) as err:
             problems += [
-                Problem(int(row), "batch_size", f"no run time for {app} at batch size "
-                        f"{size:g} ({err})", "a batch size the profile covers")
+                Problem(
+                    int(row),
+                    "batch_size",
+                    f"no run time for {app} at batch size {int(size)} ({err})",
+                    "a batch size the profile covers",
+                )
                 for row in table.rows[same]
             ]
     keep = np.isfinite(runtime)
@@ -202,9 +207,24 @@ def parse_pollux(text: str, cluster: Cluster, max_rows: int, name: str) -> Workl
     )
 
 
-def _read_trace(
-    text: str, max_rows: int, known: Sequence[str], required: Sequence[str]
-) -> Table:
+def _rigid(
+    submit: np.ndarray,
+    run_time: np.ndarray,
+    gpus: np.ndarray,
+    cluster: Cluster,
+    serial_fraction: float,
+) -> dict[str, np.ndarray]:
+    """Native columns for jobs a trace saw run at one size (assumptions: module docstring)."""
+    return {
+        "submit_time": submit,
+        "runtime_1gpu": run_time * gpus,
+        "requested_gpus": np.minimum(gpus, cluster.total_gpus),
+        "model": np.full(len(gpus), "amdahl", dtype=object),
+        "serial_fraction": np.full(len(gpus), serial_fraction),
+    }
+
+
+def _read_trace(text: str, max_rows: int, known: Sequence[str], required: Sequence[str]) -> Table:
     """The trace's table; a missing column stops the import there, nothing can map."""
     table = read_table(text, max_rows)
     missing, _ = header_problems(table.header, known, required)

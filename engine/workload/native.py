@@ -54,6 +54,4 @@ def to_csv_bytes(workload: Workload) -> bytes:
 
 def template_csv() -> str:
     """A small valid CSV using every column, for users to copy and edit."""
-    return pd.DataFrame(_TEMPLATE_ROWS, columns=list(COLUMN_NAMES)).to_csv(
-        index=False, na_rep=""
-    )
+    return pd.DataFrame(_TEMPLATE_ROWS, columns=list(COLUMN_NAMES)).to_csv(index=False, na_rep="")

@@ -84,7 +84,7 @@ class Column:
     @property
     def default_text(self) -> str:
         if self.required:
-            return "(required)"
+            return "-"
         if isinstance(self.default, Derived):
             return self.default.value
         if isinstance(self.default, float) and math.isnan(self.default):
@@ -95,29 +95,87 @@ class Column:
 _GPUS = Interval(low=1)
 
 COLUMNS: tuple[Column, ...] = (
-    Column("submit_time", float, True, None, "seconds", "When the job is submitted.",
-           Interval(low=0)),
-    Column("runtime_1gpu", float, True, None, "seconds",
-           "How long the job runs on one GPU; other sizes follow from its speedup model.",
-           Interval(low=0, low_open=True)),
-    Column("model", str, False, "amdahl", "",
-           "Speedup model: a measured DL job or an analytic law.", choices=MODEL_NAMES),
-    Column("requested_gpus", int, False, 1, "GPUs",
-           "What the user would ask Slurm or Kubernetes for; rigid baselines run this.",
-           _GPUS),
-    Column("min_gpus", int, False, 1, "GPUs",
-           "Fewest GPUs the job can run on (e.g. for memory).", _GPUS),
-    Column("max_gpus", int, False, Derived.CLUSTER_SIZE, "GPUs",
-           "Most GPUs the job may be given; clipped to the cluster.", _GPUS),
-    Column("job_id", str, False, Derived.ROW_NUMBER, "",
-           "The job's label, unique within the workload."),
-    Column("serial_fraction", float, False, math.nan, "",
-           "Amdahl's non-parallelisable fraction of the work.",
-           Interval(low=0, high=1, high_open=True), applies_to="amdahl"),
-    Column("downey_A", float, False, math.nan, "",
-           "Downey's average parallelism.", Interval(low=1), applies_to="downey"),
-    Column("downey_sigma", float, False, math.nan, "",
-           "Downey's variance of parallelism.", Interval(low=0), applies_to="downey"),
+    Column(
+        "submit_time", float, True, None, "seconds", "When the job is submitted.", Interval(low=0)
+    ),
+    Column(
+        "runtime_1gpu",
+        float,
+        True,
+        None,
+        "seconds",
+        "How long the job runs on one GPU; other sizes follow from its speedup model.",
+        Interval(low=0, low_open=True),
+    ),
+    Column(
+        "model",
+        str,
+        False,
+        "amdahl",
+        "",
+        "Speedup model: a measured DL job or an analytic law.",
+        choices=MODEL_NAMES,
+    ),
+    Column(
+        "requested_gpus",
+        int,
+        False,
+        1,
+        "GPUs",
+        "What the user would ask Slurm or Kubernetes for; rigid baselines run this.",
+        _GPUS,
+    ),
+    Column(
+        "min_gpus",
+        int,
+        False,
+        1,
+        "GPUs",
+        "Fewest GPUs the job can run on (e.g. for memory).",
+        _GPUS,
+    ),
+    Column(
+        "max_gpus",
+        int,
+        False,
+        Derived.CLUSTER_SIZE,
+        "GPUs",
+        "Most GPUs the job may be given; clipped to the cluster.",
+        _GPUS,
+    ),
+    Column(
+        "job_id", str, False, Derived.ROW_NUMBER, "", "The job's label, unique within the workload."
+    ),
+    Column(
+        "serial_fraction",
+        float,
+        False,
+        math.nan,
+        "",
+        "Amdahl's non-parallelisable fraction of the work.",
+        Interval(low=0, high=1, high_open=True),
+        applies_to="amdahl",
+    ),
+    Column(
+        "downey_A",
+        float,
+        False,
+        math.nan,
+        "",
+        "Downey's average parallelism.",
+        Interval(low=1),
+        applies_to="downey",
+    ),
+    Column(
+        "downey_sigma",
+        float,
+        False,
+        math.nan,
+        "",
+        "Downey's variance of parallelism.",
+        Interval(low=0),
+        applies_to="downey",
+    ),
 )
 
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)

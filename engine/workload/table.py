@@ -46,13 +46,20 @@ def read_table(text: str, max_rows: int) -> Table:
     header = next((record for record in reader if not _blank(record)), None)
     if header is None:
         raise WorkloadError(
-            [Problem(None, None, "the file is empty",
-                     "a header line naming the columns, then one line per job")]
+            [
+                Problem(
+                    None,
+                    None,
+                    "the file is empty",
+                    "a header line naming the columns, then one line per job",
+                )
+            ]
         )
     names = tuple(name.strip() for name in header)
     problems = _header_shape(names, reader.line_num)
     records: list[list[str]] = []
     rows: list[int] = []
+    any_rows = False
     while True:
         line = reader.line_num + 1
         try:
@@ -66,23 +73,29 @@ def read_table(text: str, max_rows: int) -> Table:
             break
         if _blank(record):
             continue
+        any_rows = True
         if len(records) == max_rows:
             problems.append(too_many_rows(max_rows))
             break
         if len(record) != len(names):
             problems.append(
-                Problem(line, None, f"got {len(record)} fields",
-                        f"{len(names)}, one per header column")
+                Problem(
+                    line, None, f"got {len(record)} fields", f"{len(names)}, one per header column"
+                )
             )
             continue
         records.append(record)
         rows.append(line)
-    if not records and not problems:
+    if not any_rows:
         problems.append(
-            Problem(None, None, "the file has a header but no job rows",
-                    "at least one line per job after the header")
+            Problem(
+                None,
+                None,
+                "the file has a header but no job rows",
+                "at least one line per job after the header",
+            )
         )
-    cells = list(zip(*records)) or [()] * len(names)
+    cells = list(zip(*records, strict=True)) or [()] * len(names)
     columns = dict(zip(names, cells, strict=True))
     return Table(names, columns, np.array(rows, dtype=np.int64), tuple(problems))
 
@@ -120,8 +133,12 @@ def header_problems(
 
 def too_many_rows(max_rows: int) -> Problem:
     """The limit exists so a huge upload cannot stall the app; say how to lift it."""
-    return Problem(None, None, f"the file has more than {max_rows} job rows",
-                   f"at most max_rows={max_rows} (raise the limit to load more)")
+    return Problem(
+        None,
+        None,
+        f"the file has more than {max_rows} job rows",
+        f"at most max_rows={max_rows} (raise the limit to load more)",
+    )
 
 
 def _blank(record: list[str]) -> bool:
@@ -139,8 +156,12 @@ def _header_shape(names: tuple[str, ...], line: int) -> list[Problem]:
     for i, name in enumerate(names, start=1):
         if name and name in seen:
             problems.append(
-                Problem(line, name, f"appears twice (header columns {seen[name]} and {i})",
-                        "each column once")
+                Problem(
+                    line,
+                    name,
+                    f"appears twice (header columns {seen[name]} and {i})",
+                    "each column once",
+                )
             )
         seen.setdefault(name, i)
     return problems

@@ -48,11 +48,11 @@ def build_workload(
             values[column.name] = _default(column, rows, cluster)
             bad[column.name] = given[column.name] = np.zeros(n, dtype=bool)
             continue
-        text, blank = _cells(raw, as_text=column.dtype is str)
+        cells, blank = _cells(raw, as_text=column.dtype is str)
         given[column.name] = ~blank
         convert = _text if column.dtype is str else _number
-        values[column.name], bad[column.name] = convert(column, text, blank, rows, cluster)
-        found += _cell_problems(column, text, blank, bad[column.name], rows)
+        values[column.name], bad[column.name] = convert(column, cells, blank, rows, cluster)
+        found += _cell_problems(column, cells, blank, bad[column.name], rows)
 
     found += _parameter_problems(values, given, bad, rows)
     found += _duplicate_ids(values["job_id"], rows)
@@ -62,9 +62,7 @@ def build_workload(
     if found:
         raise WorkloadError(found)
 
-    frame = pd.DataFrame(
-        {c.name: pd.Series(values[c.name], dtype=c.dtype) for c in COLUMNS}
-    )
+    frame = pd.DataFrame({c.name: pd.Series(values[c.name], dtype=c.dtype) for c in COLUMNS})
     for column_name, cells in (extra or {}).items():
         frame[column_name] = pd.Series(cells, dtype=str)
     order = np.argsort(frame["submit_time"].to_numpy(), kind="stable")
@@ -90,10 +88,12 @@ def cluster_problems(
                     row=None if rows is None else int(rows[i]),
                     column=name,
                     message=(
-                        f"got {gpus[i]}" if rows is not None
+                        f"got {gpus[i]}"
+                        if rows is not None
                         else f"job {frame['job_id'].iat[i]!r} has {gpus[i]}"
                     ),
-                    expected=f"at most the {total} GPUs of the cluster {cluster}",
+                    expected=f"at most the {total} GPUs of the "
+                    f"{cluster.nodes}x{cluster.gpus_per_node} cluster",
                 )
             )
     return found
@@ -125,8 +125,10 @@ def _number(
     if column.dtype is int:  # whole, and small enough to be exact (and not overflow)
         ok &= (numbers == np.round(numbers)) & (np.abs(numbers) < _EXACT)
     bad = ~ok & (~blank | column.required)
-    fill = _default(column, rows, cluster) if not column.required else np.zeros(len(rows))
-    numbers = np.where(blank | bad, fill, numbers)
+    empty = blank | bad
+    if empty.any():  # bad cells get the default too, only to keep the dtype
+        fill = np.zeros(len(rows)) if column.required else _default(column, rows, cluster)
+        numbers = np.where(empty, fill, numbers)
     return numbers.astype(column.dtype), bad
 
 
@@ -136,7 +138,8 @@ def _text(
     if column.choices:
         cells = cells.str.lower()
     text = cells.to_numpy(dtype=object, na_value="")
-    text = np.where(blank, _default(column, rows, cluster), text)
+    if blank.any():
+        text = np.where(blank, _default(column, rows, cluster), text)
     bad = ~np.isin(text, column.choices) if column.choices else np.zeros(len(text), bool)
     return text, bad
 
@@ -186,7 +189,6 @@ def _parameter_problems(
             )
             for i in np.flatnonzero(stray)
         ]
-        values[column.name] = np.where(stray, np.nan, values[column.name])
     return found
 
 
@@ -238,4 +240,3 @@ def _gpu_problems(
     checked &= (low <= want) & (want <= high)
     fits = pd.DataFrame({name: values[name][checked] for name in _GPU_COLUMNS})
     return found + cluster_problems(fits, cluster, rows[checked])
-

@@ -1,0 +1,146 @@
+"""SWF, Philly and Pollux importers: small inline samples and the real shared files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.cluster import Cluster
+from engine.speedup import MEASURED_MODELS
+from engine.speedup.measured import pollux_runtime_1gpu
+from engine.workload import TRACE_SERIAL_FRACTION, WorkloadError, load_workload
+
+SWF = """; Version: 2
+; MaxNodes: 256
+1    5094 -1   12072  16 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1
+2    5170 -1       2   1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1
+3    5200 -1      -1   4 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1
+4    5300 -1     100  -1 -1 -1  8 -1 -1 1 -1 -1 -1 0 -1 -1 -1
+5    5400 -1     100 128 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1
+6    5500 -1     100  -1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1
+"""
+
+PHILLY = """timestamp,duration,num_gpus,gpu_time,cluster
+2017-10-09 07:01:55,66.0,1,66.0,11cb48
+2017-10-09 06:13:03,2951.0,4,11804.0,6214e9
+2017-10-09 06:20:00,0.0,1,0.0,6214e9
+2017-10-09 06:30:00,10.0,128,1280.0,6214e9
+"""
+
+POLLUX = """name,time,application,num_replicas,batch_size
+cifar10-0,53,cifar10,6,2048
+ncf-1,154,ncf,1,32768
+bert-2,326,bert,2,384
+"""
+
+
+def test_swf_sample() -> None:
+    workload = load_workload(SWF, cluster=Cluster(16, 4), name="lublin")
+    frame = workload.frame
+    assert frame["job_id"].tolist() == ["1", "2", "4", "5"]
+    assert frame["submit_time"].tolist() == [5094, 5170, 5300, 5400]
+    # the work is run time x processors; field 8 stands in when field 5 is unknown
+    assert frame["runtime_1gpu"].tolist() == [12072 * 16, 2, 800, 12800]
+    assert frame["requested_gpus"].tolist() == [16, 1, 8, 64]  # 128 clipped to the cluster
+    assert set(frame["model"]) == {"amdahl"}
+    assert (frame["serial_fraction"] == TRACE_SERIAL_FRACTION).all()
+    assert workload.notes == ("skipped 2 of 6 jobs with unknown or zero run time or processors",)
+
+
+def test_swf_serial_fraction_is_a_parameter() -> None:
+    workload = load_workload(SWF, trace_serial_fraction=0.2)
+    assert (workload.frame["serial_fraction"] == 0.2).all()
+
+
+def test_swf_bad_lines_are_all_reported() -> None:
+    text = SWF + "7 5600 -1 100\n8 x -1 100 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(text)
+    messages = str(caught.value)
+    assert "row 9: got 4 fields, expected 18 whitespace-separated SWF fields" in messages
+    assert "row 10, column 'field 2 (submit time)': got 'x', expected a number" in messages
+
+
+def test_swf_row_limit() -> None:
+    with pytest.raises(WorkloadError, match="more than 3 job rows"):
+        load_workload(SWF, max_rows=3)
+    assert len(load_workload(SWF, max_rows=6)) == 4
+
+
+def test_swf_real_file(shared_data: Path) -> None:
+    workload = load_workload(shared_data / "swf" / "lublin_256.swf")
+    frame = workload.frame
+    assert len(workload) == 10_000
+    assert frame["requested_gpus"].max() == 64  # a 256-processor machine, clipped
+    assert (frame["runtime_1gpu"] > 0).all()
+    assert frame["submit_time"].is_monotonic_increasing
+
+
+def test_philly_sample() -> None:
+    workload = load_workload(PHILLY)
+    frame = workload.frame
+    assert frame["submit_time"].tolist() == [0.0, 1017.0, 2932.0]  # from 06:13:03
+    assert frame["runtime_1gpu"].tolist() == [11804.0, 1280.0, 66.0]
+    assert frame["requested_gpus"].tolist() == [4, 64, 1]
+    assert workload.notes == ("skipped 1 of 4 jobs with duration <= 0",)
+
+
+def test_philly_bad_cells_and_missing_column() -> None:
+    bad = PHILLY + "yesterday,abc,1,0,x\n"
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(bad)
+    assert "row 6, column 'timestamp': got 'yesterday'" in str(caught.value)
+    assert "row 6, column 'duration': got 'abc', expected a number" in str(caught.value)
+    with pytest.raises(WorkloadError, match="column 'num_gpus': required column is missing"):
+        load_workload("timestamp,duration,gpus\n2017-10-09 07:01:55,1,1\n", fmt="philly")
+
+
+def test_philly_real_file(shared_data: Path) -> None:
+    workload = load_workload(shared_data / "philly.csv")
+    frame = workload.frame
+    assert len(workload) == 82_247
+    assert frame["submit_time"].iloc[0] == 0.0
+    assert frame["requested_gpus"].max() == 64
+
+
+def test_pollux_sample() -> None:
+    frame = load_workload(POLLUX).frame
+    assert frame["job_id"].tolist() == ["cifar10-0", "ncf-1", "bert-2"]
+    assert frame["model"].tolist() == ["cifar10", "ncf", "bert"]
+    assert frame["requested_gpus"].tolist() == [6, 1, 2]
+    assert frame["runtime_1gpu"].tolist() == [
+        pollux_runtime_1gpu("cifar10", 2048),
+        pollux_runtime_1gpu("ncf", 32768),
+        pollux_runtime_1gpu("bert", 384),
+    ]
+
+
+def test_pollux_bad_rows_are_all_reported() -> None:
+    text = POLLUX + (
+        "gpt-3,400,gpt,2,64\n"
+        "bert-4,x,bert,2,384\n"
+        "bert-5,500,bert,2,12.5\n"
+        "bert-6,600,bert,2,100000\n"
+    )
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(text)
+    messages = str(caught.value)
+    known = ", ".join(MEASURED_MODELS)
+    assert (
+        f"row 5, column 'application': got 'gpt', expected one of the measured models {known}"
+        in (messages)
+    )
+    assert "row 6, column 'submit_time': got 'x'" in messages
+    assert "row 7, column 'batch_size': got '12.5', expected a whole number" in messages
+    assert "row 8, column 'batch_size': no run time for bert at batch size 100000" in messages
+    assert len(caught.value.problems) == 4
+
+
+def test_pollux_real_workloads(shared_data: Path) -> None:
+    for path in sorted((shared_data / "pollux" / "workloads").glob("workload-*.csv")):
+        workload = load_workload(path)
+        assert len(workload) == 160, path.name
+        assert set(workload.frame["model"]) <= set(MEASURED_MODELS)
+        assert np.isfinite(workload.frame["runtime_1gpu"]).all()
