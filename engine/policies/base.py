@@ -30,7 +30,7 @@ class RunningJob:
         return len(self.placement)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SchedulerView:
     """Everything a policy may look at. ``waiting`` is in arrival (FIFO) order.
 
@@ -48,11 +48,17 @@ class SchedulerView:
 
 @dataclass(frozen=True, slots=True)
 class Allocation:
-    """Start ``job`` now on ``gpus`` GPUs; ``info`` explains the choice (shown in the app)."""
+    """Start ``job`` now on ``gpus`` GPUs; ``info`` explains the choice (shown in the app).
+
+    ``placement`` pins the GPUs to nodes (as a Mesos framework accepting one agent's
+    offer does, or a policy that already packed them with :class:`FreeGpus`); without
+    it the simulator packs the allocation itself.
+    """
 
     job: Job
     gpus: int
     info: Mapping[str, Any] | None = field(default=None, compare=False)
+    placement: Placement | None = None
 
 
 class FreeGpus:

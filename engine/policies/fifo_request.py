@@ -14,10 +14,14 @@ class FifoRequest(Policy):
     name = "fifo-request"
 
     def schedule(self, view: SchedulerView) -> list[Allocation]:
+        head = next(iter(view.waiting))
+        if head.requested_gpus > view.free_gpus:
+            return []  # the usual case on a busy cluster: skip copying the free map
         free = FreeGpus(view.free_per_node, view.free_gpus)
         starts: list[Allocation] = []
         for job in view.waiting:
-            if free.take(job.requested_gpus) is None:
+            placement = free.take(job.requested_gpus)
+            if placement is None:
                 break
-            starts.append(Allocation(job, job.requested_gpus))
+            starts.append(Allocation(job, job.requested_gpus, placement=placement))
         return starts

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.cluster import Cluster, pack
+from engine.cluster import Cluster, Placement, pack
 from engine.job import Job
 from engine.policies.base import Policy, RunningJob, SchedulerView
 from engine.simulator.events import EventKind, EventQueue
@@ -98,8 +98,14 @@ class Simulator:
                 self.finished.append(run)
         return True
 
-    def start(self, job: Job, gpus: int, info: Mapping[str, Any] | None = None) -> RunningJob:
-        """Start waiting ``job`` now on ``gpus`` packed GPUs."""
+    def start(
+        self,
+        job: Job,
+        gpus: int,
+        info: Mapping[str, Any] | None = None,
+        placement: Placement | None = None,
+    ) -> RunningJob:
+        """Start waiting ``job`` now on ``gpus`` GPUs, packed unless ``placement`` is given."""
         if job.index not in self.waiting:
             raise PolicyError(f"job {job.job_id} is not waiting at t={self.now:g}")
         if not job.min_gpus <= gpus <= job.max_gpus:
@@ -108,7 +114,15 @@ class Simulator:
                 f"the policy gave {gpus}"
             )
         free_before = self.cluster.total_gpus - self._busy
-        placement = pack(self.free_per_node, gpus) if gpus <= free_before else None
+        if gpus > free_before:
+            placement = None
+        elif placement is None:
+            placement = pack(self.free_per_node, gpus)
+        elif not self._fits(placement, gpus):
+            raise PolicyError(
+                f"job {job.job_id} was placed on {placement}, which does not match {gpus} "
+                f"free GPUs of {self.free_per_node}"
+            )
         if placement is None:
             raise PolicyError(
                 f"job {job.job_id} was given {gpus} GPUs but only {free_before} are free"
@@ -124,6 +138,15 @@ class Simulator:
         self.decisions.append(Decision(self.now, job, gpus, len(placement), free_before, info))
         return run
 
+    def _fits(self, placement: Placement, gpus: int) -> bool:
+        free = self.free_per_node
+        nodes = {node for node, _ in placement}
+        return (
+            len(nodes) == len(placement)
+            and sum(count for _, count in placement) == gpus
+            and all(0 <= node < len(free) and 0 < count <= free[node] for node, count in placement)
+        )
+
     def record(self) -> None:
         """Append the current state to the timeline (once per decision point)."""
         self.timeline.append((self.now, self._busy, len(self.waiting), len(self.running)))
@@ -137,7 +160,7 @@ class Simulator:
             return False
         if self.waiting:
             for allocation in self.policy.schedule(self.view()):
-                self.start(allocation.job, allocation.gpus, allocation.info)
+                self.start(allocation.job, allocation.gpus, allocation.info, allocation.placement)
             if not self.running and not self._events and self.waiting:
                 raise SimulationStalled(
                     f"policy {self.policy.name!r} left {len(self.waiting)} jobs waiting on "

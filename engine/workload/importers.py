@@ -7,10 +7,12 @@ that validation, so one bad cell gives one message, not a cascade.
 Traces of rigid jobs (SWF, Philly) record only a run time at one size, so two
 assumptions turn them into moldable jobs:
 
-* the work is ``runtime_1gpu = run time x GPUs``, i.e. the job scaled about linearly
-  up to the size it ran at (the trace cannot tell us otherwise);
 * the job follows Amdahl's law with ``serial_fraction`` (default
-  ``TRACE_SERIAL_FRACTION``, Amdahl's own default) at other sizes.
+  ``TRACE_SERIAL_FRACTION``, Amdahl's own default), the one-parameter law that needs no
+  data the trace lacks;
+* its work is whatever makes that law reproduce the trace at the size it ran at:
+  ``runtime_1gpu = run time x speedup(GPUs, packed nodes)``, so replaying the user's own
+  request gives back the recorded run time.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from engine.cluster import Cluster
+from engine.cluster import Cluster, packed_nodes
 from engine.speedup import MEASURED_MODELS, Amdahl
 from engine.speedup.measured import pollux_runtime_1gpu
 from engine.workload.errors import Problem, WorkloadError
@@ -215,9 +217,14 @@ def _rigid(
     serial_fraction: float,
 ) -> dict[str, np.ndarray]:
     """Native columns for jobs a trace saw run at one size (assumptions: module docstring)."""
+    law = Amdahl(serial_fraction=serial_fraction)
+    speedup = {
+        int(k): law.speedup(int(k), packed_nodes(int(k), cluster.gpus_per_node))
+        for k in np.unique(gpus)
+    }
     return {
         "submit_time": submit,
-        "runtime_1gpu": run_time * gpus,
+        "runtime_1gpu": run_time * np.array([speedup[int(k)] for k in gpus], dtype=float),
         "requested_gpus": np.minimum(gpus, cluster.total_gpus),
         "model": np.full(len(gpus), "amdahl", dtype=object),
         "serial_fraction": np.full(len(gpus), serial_fraction),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.cluster import Cluster
-from engine.speedup import MEASURED_MODELS
+from engine.speedup import MEASURED_MODELS, Amdahl
 from engine.speedup.measured import pollux_runtime_1gpu
 from engine.workload import TRACE_SERIAL_FRACTION, WorkloadError, load_workload
 
@@ -41,8 +41,11 @@ def test_swf_sample() -> None:
     frame = workload.frame
     assert frame["job_id"].tolist() == ["1", "2", "4", "5"]
     assert frame["submit_time"].tolist() == [5094, 5170, 5300, 5400]
-    # the work is run time x processors; field 8 stands in when field 5 is unknown
-    assert frame["runtime_1gpu"].tolist() == [12072 * 16, 2, 800, 12800]
+    # field 8 stands in when field 5 is unknown;
+    # Replaying each job at the size it ran at gives back the recorded run time.
+    assert frame["runtime_1gpu"].tolist() == pytest.approx(
+        [_work(12072, 16), _work(2, 1), _work(100, 8), _work(100, 128)]
+    )
     assert frame["requested_gpus"].tolist() == [16, 1, 8, 64]  # 128 clipped to the cluster
     assert set(frame["model"]) == {"amdahl"}
     assert (frame["serial_fraction"] == TRACE_SERIAL_FRACTION).all()
@@ -61,6 +64,11 @@ def test_swf_bad_lines_are_all_reported() -> None:
     messages = str(caught.value)
     assert "row 9: got 4 fields, expected 18 whitespace-separated SWF fields" in messages
     assert "row 10, column 'field 2 (submit time)': got 'x', expected a number" in messages
+
+
+def _work(run_time: float, gpus: int) -> float:
+    """1-GPU work of a trace job under the importers' Amdahl assumption (4-GPU nodes)."""
+    return run_time * Amdahl(serial_fraction=0.05).speedup(gpus, -(-gpus // 4))
 
 
 def test_swf_row_limit() -> None:
@@ -82,7 +90,9 @@ def test_philly_sample() -> None:
     workload = load_workload(PHILLY)
     frame = workload.frame
     assert frame["submit_time"].tolist() == [0.0, 1017.0, 2932.0]  # from 06:13:03
-    assert frame["runtime_1gpu"].tolist() == [11804.0, 1280.0, 66.0]
+    assert frame["runtime_1gpu"].tolist() == pytest.approx(
+        [_work(2951, 4), _work(10, 128), 66.0]
+    )
     assert frame["requested_gpus"].tolist() == [4, 64, 1]
     assert workload.notes == ("skipped 1 of 4 jobs with duration <= 0",)
 
