@@ -105,11 +105,11 @@ def _contiguous(slots: Sequence[int]) -> list[tuple[int, int]]:
 def gantt_figure(rows: GpuRows, now: float, colour_by: str = "model") -> go.Figure:
     """GPUs (rows, grouped by node) over time; running jobs are drawn up to ``now``.
 
-    One bar trace per colour group keeps the figure light enough to redraw several
-    times a second on a 64-GPU cluster with hundreds of jobs.
+    The live page redraws this several times a second, so it is built as one bar trace
+    per colour group from plain lists, without plotly's per-property validation (the
+    spec is fixed and tested, and validation costs more than the drawing data).
     """
     cluster = rows.cluster
-    fig = go.Figure()
     groups: dict[str, dict[str, list]] = {}
     by_model = colour_by == "model"
     for index, first, length in rows.segments:
@@ -130,57 +130,66 @@ def gantt_figure(rows: GpuRows, now: float, colour_by: str = "model") -> go.Figu
         )
         g["colour"].append(PALETTE[index % len(PALETTE)])
     colours = colour_map(sorted(groups))
-    for key, g in groups.items():
-        fig.add_trace(
-            go.Bar(
-                orientation="h",
-                y=g["y"],
-                x=g["x"],
-                base=g["base"],
-                width=g["width"],
-                name=key,
-                hovertext=g["text"],
-                hoverinfo="text",
-                marker={"color": colours[key] if by_model else g["colour"], "line_width": 0},
-                showlegend=by_model,
-            )
-        )
-    total = cluster.total_gpus
-    gpn = cluster.gpus_per_node
+    data = [
+        {
+            "type": "bar", "orientation": "h", "name": key, "y": g["y"], "x": g["x"],
+            "base": g["base"], "width": g["width"], "hovertext": g["text"],
+            "hoverinfo": "text", "showlegend": by_model,
+            "marker": {"color": colours[key] if by_model else g["colour"], "line": {"width": 0}},
+        }
+        for key, g in sorted(groups.items())
+    ]
+    gpn, total = cluster.gpus_per_node, cluster.total_gpus
     step = max(1, cluster.nodes // 16)
-    fig.update_yaxes(
-        range=[-0.5, total - 0.5],
-        tickvals=[n * gpn + (gpn - 1) / 2 for n in range(0, cluster.nodes, step)],
-        ticktext=[f"node {n}" for n in range(0, cluster.nodes, step)],
-        showgrid=False,
-        autorange="reversed",
-    )
-    for n in range(1, cluster.nodes):
-        fig.add_hline(y=n * gpn - 0.5, line_width=0.5, line_color="#C8D0DC")
-    fig.add_vline(x=now, line_dash="dot", line_color="#1B1F24")
-    fig.update_xaxes(title="time (s)", range=[0, max(now, 1.0) * 1.02])
-    return _styled(fig, f"GPUs over time ({cluster})", barmode="overlay", height=420,
-                   bargap=0)
+    line = {"width": 0.5, "color": "#C8D0DC"}
+    shapes = [
+        {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": n * gpn - 0.5,
+         "y1": n * gpn - 0.5, "line": line}
+        for n in range(1, cluster.nodes)
+    ]
+    shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": now, "x1": now,
+                   "line": {"dash": "dot", "color": "#1B1F24", "width": 1}})
+    layout = {
+        **LAYOUT,
+        "title": {"text": f"GPUs over time ({cluster})", "x": 0},
+        "barmode": "overlay", "bargap": 0, "height": 420, "shapes": shapes,
+        "xaxis": {"title": {"text": "time (s)"}, "range": [0, max(now, 1.0) * 1.02]},
+        "yaxis": {
+            "range": [total - 0.5, -0.5], "showgrid": False,
+            "tickvals": [n * gpn + (gpn - 1) / 2 for n in range(0, cluster.nodes, step)],
+            "ticktext": [f"node {n}" for n in range(0, cluster.nodes, step)],
+        },
+    }
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 # -- timelines --------------------------------------------------------------------------
 
 
 def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> go.Figure:
-    """Utilization and queue length over time, one line per run (policy)."""
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=("GPU utilization", "jobs waiting"))
+    """Utilization (top) and queue length (bottom) over time, one line per run (policy).
+
+    Built without validation, like :func:`gantt_figure`, because the live page redraws it.
+    """
     colours = colour_map(timelines)
+    data = []
     for name, tl in timelines.items():
-        common = {"name": name, "line": {"shape": "hv", "color": colours[name], "width": 1.5},
-                  "legendgroup": name}
-        fig.add_trace(go.Scatter(x=tl["time"], y=tl["busy_gpus"] / total_gpus, **common),
-                      row=1, col=1)
-        fig.add_trace(go.Scatter(x=tl["time"], y=tl["queue"], showlegend=False, **common),
-                      row=2, col=1)
-    fig.update_yaxes(tickformat=".0%", range=[0, 1.05], row=1, col=1)
-    fig.update_xaxes(title="time (s)", row=2, col=1)
-    return _styled(fig, "", height=420, showlegend=len(timelines) > 1)
+        line = {"shape": "hv", "color": colours[name], "width": 1.5}
+        time = tl["time"].to_numpy().tolist()
+        data.append({"type": "scatter", "x": time, "y": (tl["busy_gpus"] / total_gpus).tolist(),
+                     "name": name, "legendgroup": name, "line": line, "yaxis": "y"})
+        data.append({"type": "scatter", "x": time, "y": tl["queue"].tolist(), "name": name,
+                     "legendgroup": name, "line": line, "yaxis": "y2", "showlegend": False})
+    layout = {
+        **LAYOUT,
+        "height": 420,
+        "showlegend": len(timelines) > 1,
+        "xaxis": {"title": {"text": "time (s)"}, "anchor": "y2"},
+        "yaxis": {"domain": [0.56, 1], "tickformat": ".0%", "range": [0, 1.05],
+                  "title": {"text": "GPU utilization"}},
+        "yaxis2": {"domain": [0, 0.44], "title": {"text": "jobs waiting"}, "rangemode": "tozero"},
+    }
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 # -- workloads --------------------------------------------------------------------------
@@ -255,32 +264,26 @@ def speedup_figure(table: pd.DataFrame, metric: str = "speedup") -> go.Figure:
 
 def jct_bar_figure(
     means: pd.Series,
-    low: pd.Series | None = None,
-    high: pd.Series | None = None,
+    ci95: pd.Series | None = None,
     lower_bound: float | None = None,
     highlight: str = "drl",
 ) -> go.Figure:
     """Average JCT per policy (best first), with 95% CIs and the no-contention bound."""
     order = means.sort_values().index
-    colours = [PALETTE[0] if p == highlight else "#9AA5B1" for p in order]
     error = None
-    if low is not None and high is not None:
-        error = {"type": "data", "symmetric": False,
-                 "array": (high[order] - means[order]).to_numpy(),
-                 "arrayminus": (means[order] - low[order]).to_numpy()}
+    if ci95 is not None and ci95.notna().any():
+        error = {"type": "data", "array": ci95[order].fillna(0).to_numpy() / 3600.0}
     fig = go.Figure(go.Bar(
         x=means[order].to_numpy() / 3600.0, y=list(order), orientation="h",
-        marker_color=colours, error_x=error and {
-            **error, "array": error["array"] / 3600.0,
-            "arrayminus": error["arrayminus"] / 3600.0},
-        hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
+        marker_color=[PALETTE[0] if p == highlight else "#9AA5B1" for p in order],
+        error_x=error, hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
     ))
     if lower_bound is not None and math.isfinite(lower_bound):
         fig.add_vline(x=lower_bound / 3600.0, line_dash="dash", line_color="#19A979",
                       annotation_text="lower bound", annotation_position="top")
     fig.update_xaxes(title="average JCT (hours)")
     fig.update_yaxes(autorange="reversed")
-    return _styled(fig, "Average job completion time", height=80 + 38 * len(order),
+    return _styled(fig, "Average job completion time", height=90 + 30 * len(order),
                    showlegend=False)
 
 
@@ -316,22 +319,33 @@ def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
 
 
 def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
-    """Threshold-optimal's tuning sweep: average JCT against threshold T per signal."""
-    fig = go.Figure()
-    colours = colour_map(sweep["signal"].unique())
-    for signal, colour in colours.items():
-        part = sweep[sweep["signal"] == signal].sort_values("T")
-        fig.add_trace(go.Scatter(x=part["T"], y=part["avg_jct"] / 3600.0, name=str(signal),
-                                 mode="lines+markers", line={"color": colour}))
-    best = sweep.loc[sweep["avg_jct"].idxmin()]
-    fig.add_trace(go.Scatter(
-        x=[best["T"]], y=[best["avg_jct"] / 3600.0], mode="markers+text", name="optimum",
-        marker={"symbol": "star", "size": 16, "color": "#ED4A7B"},
-        text=[f"T={best['T']:g}"], textposition="top center",
-    ))
-    fig.update_xaxes(title="threshold T")
-    fig.update_yaxes(title="average JCT (hours)")
-    return _styled(fig, "Threshold sweep", height=360)
+    """Threshold-optimal's tuning: average JCT against T, one panel per signal.
+
+    ``sweep`` is the ``threshold_sweep`` table (``signal, T, avg_jct``), possibly from
+    several seeds; seeds are averaged, and the T with the lowest mean is starred.
+    """
+    mean = sweep.groupby(["signal", "T"], as_index=False)["avg_jct"].mean()
+    signals = list(dict.fromkeys(mean["signal"]))
+    fig = make_subplots(rows=1, cols=len(signals), shared_yaxes=True,
+                        subplot_titles=[f"signal: {s}" for s in signals])
+    best = mean.loc[mean["avg_jct"].idxmin()]
+    for col, signal in enumerate(signals, start=1):
+        part = mean[mean["signal"] == signal].sort_values("T")
+        fig.add_trace(go.Scatter(x=part["T"], y=part["avg_jct"] / 3600.0, mode="lines+markers",
+                                 name=str(signal), line={"color": PALETTE[col - 1]}),
+                      row=1, col=col)
+        low = part.loc[part["avg_jct"].idxmin()]
+        star = low["signal"] == best["signal"] and low["T"] == best["T"]
+        fig.add_trace(go.Scatter(
+            x=[low["T"]], y=[low["avg_jct"] / 3600.0], mode="markers+text",
+            marker={"symbol": "star" if star else "circle", "size": 16 if star else 10,
+                    "color": "#ED4A7B"},
+            text=[f"T={low['T']:g}" + (" (optimum)" if star else "")],
+            textposition="top center", showlegend=False,
+        ), row=1, col=col)
+        fig.update_xaxes(title="threshold T", row=1, col=col)
+    fig.update_yaxes(title="average JCT (hours)", row=1, col=1)
+    return _styled(fig, "Threshold sweep", height=360, showlegend=False)
 
 
 def learning_curve_figure(history: pd.DataFrame, x: str, y: Sequence[str]) -> go.Figure:
@@ -339,45 +353,35 @@ def learning_curve_figure(history: pd.DataFrame, x: str, y: Sequence[str]) -> go
     fig = go.Figure()
     colours = colour_map(y)
     for column in y:
-        fig.add_trace(go.Scatter(x=history[x], y=history[column], name=column,
+        part = history[[x, column]].dropna()  # validation runs only every few iterations
+        fig.add_trace(go.Scatter(x=part[x], y=part[column], name=column.replace("_", " "),
                                  mode="lines+markers", line={"color": colours[column]}))
     fig.update_xaxes(title=x)
+    fig.update_yaxes(title="avg JCT / lower bound (lower is better)")
     return _styled(fig, "Learning curve", height=340)
 
 
 # -- the decision log ------------------------------------------------------------------
 
 
-def format_info(info: Mapping[str, Any] | None, top: int = 3) -> str:
+def format_info(info: Mapping[str, Any] | None) -> str:
     """A policy's explanation of one decision, short enough for a table cell.
 
-    Probabilities (a mapping of action -> probability, or a list of pairs) are shown
-    as the ``top`` most likely actions; other values are shown as ``key=value``.
+    ``drl`` gives ``probabilities`` as ``(job, gpus, p)`` triples (its top actions) and
+    the probability of waiting; those read as ``job×gpus p%``. Other values are shown
+    as ``key=value``.
     """
     if not info:
         return ""
     parts = []
     for key, value in info.items():
-        pairs = _probability_pairs(value)
-        if pairs is not None:
-            best = sorted(pairs, key=lambda p: -p[1])[:top]
-            parts.append(f"{key}: " + ", ".join(f"{a} {p:.0%}" for a, p in best))
+        if key == "probabilities" and isinstance(value, list | tuple):
+            parts.append(", ".join(f"{job}×{gpus} {p:.0%}" for job, gpus, p in value))
         elif isinstance(value, float):
-            parts.append(f"{key}={value:.3g}")
+            parts.append(f"{key} {value:.0%}" if key == "wait" else f"{key}={value:.3g}")
         else:
             parts.append(f"{key}={value}")
     return "; ".join(parts)
-
-
-def _probability_pairs(value: Any) -> list[tuple[Any, float]] | None:
-    if isinstance(value, Mapping) and value and all(
-        isinstance(v, float | int) for v in value.values()
-    ):
-        return [(k, float(v)) for k, v in value.items()]
-    if (isinstance(value, list | tuple) and value and all(
-            isinstance(v, list | tuple) and len(v) == 2 for v in value)):
-        return [(a, float(p)) for a, p in value]
-    return None
 
 
 def decision_log(decisions: Sequence[Any], last: int = 50) -> pd.DataFrame:
@@ -395,3 +399,19 @@ def decision_log(decisions: Sequence[Any], last: int = 50) -> pd.DataFrame:
             "why": [format_info(d.info) for d in recent],
         }
     )
+
+
+def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
+    """Speedup curves of the models a workload actually uses, with their parameters."""
+    from engine.speedup.table import speedup_table
+    from engine.workload.models import speedup_models
+
+    models, _ = speedup_models(frame)
+    labels: dict[str, Any] = {}
+    for model in models:
+        label = model.name
+        if label in labels:
+            label = f"{model.name} {len(labels)}"
+        labels[label] = model
+    return speedup_table(labels, max_gpus=min(cluster.total_gpus, 256),
+                         gpus_per_node=cluster.gpus_per_node)

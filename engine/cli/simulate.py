@@ -11,8 +11,8 @@ from engine.cli.common import (
     print_json,
     workload_from,
 )
-from engine.policies import POLICIES, make_policy
-from engine.simulator import simulate
+from engine.compare import run_policy
+from engine.policies import POLICIES
 from engine.workload import to_jobs
 
 
@@ -28,9 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cluster = cluster_from(args)
-    policy = make_policy(args.policy)
     workload = workload_from(args, cluster)
-    result = simulate(to_jobs(workload, cluster), cluster, policy, seed=args.seed)
+    result = run_policy(args.policy, to_jobs(workload, cluster), cluster, seed=args.seed)
     if args.jobs_csv:
         result.jobs.to_csv(args.jobs_csv, index=False)
     summary = result.summary.as_dict()

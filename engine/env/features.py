@@ -18,15 +18,15 @@ from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.cluster import Cluster, packed_nodes
-from engine.job import Job
-from engine.policies.base import RunningJob
 from engine.env.spec import (
     JOB_FEATURES,
     LEVEL_FEATURES,
+    LEVEL_GPUS,
     LEVELS,
     N_ACTIONS,
     OBS_BOUND,
@@ -35,6 +35,10 @@ from engine.env.spec import (
     WAIT,
     WINDOW,
 )
+from engine.job import Job
+
+if TYPE_CHECKING:
+    from engine.policies.base import RunningJob
 
 _LOG2_MAX = 8.0  # log2(256): the largest level
 _HORIZONS = (1 / 16, 1 / 4, 1.0)  # in units of tau: "GPUs freed soon" features
@@ -65,8 +69,8 @@ def level_gpus(job: Job, total_gpus: int) -> list[int]:
     high = min(job.max_gpus, total_gpus)
     out: list[int] = []
     previous = 0
-    for level in range(LEVELS):
-        gpus = min(max(1 << level, job.min_gpus), high)
+    for size in LEVEL_GPUS:
+        gpus = min(max(size, job.min_gpus), high)
         out.append(gpus if gpus != previous and gpus >= job.min_gpus else 0)
         previous = gpus
     return out
@@ -102,12 +106,16 @@ def observe(
     gpus = np.zeros((WINDOW, LEVELS), dtype=np.int64)
     valid = np.zeros((WINDOW, LEVELS), dtype=bool)
     efficiency = np.zeros((WINDOW, LEVELS), dtype=np.float32)
+    first_startable = True
     for slot, job in enumerate(jobs):
         base = slot * PER_JOB
         r1 = job.runtime_1gpu
         high = min(job.max_gpus, total)
+        startable = job.min_gpus <= free
         obs[base : base + JOB_FEATURES] = (
             1.0,
+            slot / WINDOW,
+            float(startable and first_startable),
             math.log1p(max(now - job.submit_time, 0.0) / tau),
             _log_ratio(r1, tau),
             _log_ratio(r1, 3600.0, 2.0 * math.log(10.0)),
@@ -116,6 +124,8 @@ def observe(
             math.log2(high) / _LOG2_MAX,
             min(job.requested_gpus / max(free, 1), 4.0) / 4.0,
         )
+        first_startable = first_startable and not startable
+        knees = np.zeros(LEVELS)
         for level, g in enumerate(level_gpus(job, total)):
             if not g:
                 continue
@@ -140,7 +150,13 @@ def observe(
                 g / total,
                 min(g / max(free, 1), 2.0) / 2.0,
                 _log_ratio(runtime, tau),
+                0.0,  # knee score relative to the job's best that fits: filled below
             )
+            knees[level] = speedup * eff
+        best_knee = max(knees[valid[slot]], default=0.0)
+        if best_knee > 0:
+            at = base + JOB_FEATURES + LEVEL_FEATURES - 1
+            obs[at : at + LEVELS * LEVEL_FEATURES : LEVEL_FEATURES] = knees / best_knee
 
     busy_until = sorted((r.end, r.gpus) for r in running)
     freed = [
