@@ -18,6 +18,8 @@ from plotly.subplots import make_subplots
 
 from engine.cluster import Cluster
 from engine.policies.base import RunningJob
+from engine.speedup.table import speedup_table
+from engine.workload.models import speedup_models
 
 PALETTE: tuple[str, ...] = (
     "#2E6FDB", "#E8743B", "#19A979", "#ED4A7B", "#945ECF", "#13A4B4",
@@ -43,8 +45,8 @@ def _styled(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     return fig
 
 
-def hours(seconds: float) -> str:
-    """Seconds as the short human unit a metric card shows (s, min or h)."""
+def duration(seconds: float) -> str:
+    """Seconds in the unit a metric card reads best in (s, min or h)."""
     if not math.isfinite(seconds):
         return "–"
     if seconds < 120:
@@ -176,10 +178,10 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
     for name, tl in timelines.items():
         line = {"shape": "hv", "color": colours[name], "width": 1.5}
         time = tl["time"].to_numpy().tolist()
-        data.append({"type": "scatter", "x": time, "y": (tl["busy_gpus"] / total_gpus).tolist(),
-                     "name": name, "legendgroup": name, "line": line, "yaxis": "y"})
-        data.append({"type": "scatter", "x": time, "y": tl["queue"].tolist(), "name": name,
-                     "legendgroup": name, "line": line, "yaxis": "y2", "showlegend": False})
+        common = {"type": "scatter", "mode": "lines", "x": time, "name": name,
+                  "legendgroup": name, "line": line}
+        data.append({**common, "y": (tl["busy_gpus"] / total_gpus).tolist(), "yaxis": "y"})
+        data.append({**common, "y": tl["queue"].tolist(), "yaxis": "y2", "showlegend": False})
     layout = {
         **LAYOUT,
         "height": 420,
@@ -403,9 +405,6 @@ def decision_log(decisions: Sequence[Any], last: int = 50) -> pd.DataFrame:
 
 def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:
     """Speedup curves of the models a workload actually uses, with their parameters."""
-    from engine.speedup.table import speedup_table
-    from engine.workload.models import speedup_models
-
     models, _ = speedup_models(frame)
     labels: dict[str, Any] = {}
     for model in models:

@@ -17,7 +17,9 @@ import math
 from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
+from math import log, log2
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,7 +30,6 @@ from engine.env.spec import (
     LEVEL_FEATURES,
     LEVEL_GPUS,
     LEVELS,
-    N_ACTIONS,
     OBS_BOUND,
     OBS_SIZE,
     PER_JOB,
@@ -64,21 +65,44 @@ class DecisionPoint:
     waiting: int
 
 
-def level_gpus(job: Job, total_gpus: int) -> list[int]:
-    """GPU count of each level for ``job`` (0 where a lower level already gives it)."""
-    high = min(job.max_gpus, total_gpus)
-    out: list[int] = []
+@lru_cache(maxsize=4096)
+def _levels(min_gpus: int, max_gpus: int, total_gpus: int) -> tuple[tuple[int, int], ...]:
+    sizes = []
+    high = min(max_gpus, total_gpus)
     previous = 0
-    for size in LEVEL_GPUS:
-        gpus = min(max(size, job.min_gpus), high)
-        out.append(gpus if gpus != previous and gpus >= job.min_gpus else 0)
+    for level, size in enumerate(LEVEL_GPUS):
+        gpus = min(max(size, min_gpus), high)
+        if gpus != previous and gpus >= min_gpus:
+            sizes.append((level, gpus))
         previous = gpus
-    return out
+    return tuple(sizes)
+
+
+def level_gpus(job: Job, total_gpus: int) -> tuple[tuple[int, int], ...]:
+    """(level, GPU count) of each of ``job``'s distinct levels on ``total_gpus``.
+
+    Level sizes are clipped to the job's range; a level clipped onto a lower level's
+    count is left out (so no two actions mean the same start).
+    """
+    return _levels(job.min_gpus, job.max_gpus, total_gpus)
+
+
+@lru_cache(maxsize=16384)
+def _packed_levels(job: Job, total_gpus: int, per_node: int) -> tuple[tuple[int, int, float], ...]:
+    """(level, GPU count, run time on the packed placement): what does not change per event."""
+    return tuple(
+        (level, g, job.runtime(g, packed_nodes(g, per_node)))
+        for level, g in level_gpus(job, total_gpus)
+    )
 
 
 def window(waiting: Collection[Job]) -> list[Job]:
     """The ``WINDOW`` waiting jobs with the shortest run-time estimates, shortest first."""
-    return heapq.nsmallest(WINDOW, waiting, key=lambda j: (j.runtime_1gpu, j.index))
+    return heapq.nsmallest(WINDOW, waiting, key=_work)
+
+
+def _work(job: Job) -> tuple[float, int]:
+    return job.runtime_1gpu, job.index
 
 
 def _log_ratio(x: float, scale: float, spread: float = 3.0) -> float:
@@ -92,7 +116,11 @@ def observe(
     running: Collection[RunningJob],
     free_per_node: Sequence[int],
 ) -> DecisionPoint:
-    """Features, mask and action meanings at this decision point."""
+    """Features, mask and action meanings at this decision point.
+
+    Built in a Python list and converted once: per-element numpy writes would cost
+    several times more, and this runs at every decision of the deployed policy.
+    """
     total = cluster.total_gpus
     gpn = cluster.gpus_per_node
     free = sum(free_per_node)
@@ -101,16 +129,17 @@ def observe(
     # nodes(g) of the simulator's packing: one node if one holds g, else the emptiest first
     max_free = max(free_per_node)
     cumulative = list(accumulate(sorted(free_per_node, reverse=True)))
+    wide = max(free, 1)
+    log_tau = log(tau)
 
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    gpus = np.zeros((WINDOW, LEVELS), dtype=np.int64)
-    valid = np.zeros((WINDOW, LEVELS), dtype=bool)
-    efficiency = np.zeros((WINDOW, LEVELS), dtype=np.float32)
+    obs = [0.0] * OBS_SIZE
+    gpus = [0] * (WINDOW * LEVELS)
+    valid = [False] * (WINDOW * LEVELS)
+    efficiency = [0.0] * (WINDOW * LEVELS)
     first_startable = True
     for slot, job in enumerate(jobs):
         base = slot * PER_JOB
         r1 = job.runtime_1gpu
-        high = min(job.max_gpus, total)
         startable = job.min_gpus <= free
         obs[base : base + JOB_FEATURES] = (
             1.0,
@@ -121,49 +150,51 @@ def observe(
             _log_ratio(r1, 3600.0, 2.0 * math.log(10.0)),
             math.log2(job.requested_gpus) / _LOG2_MAX,
             math.log2(job.min_gpus) / _LOG2_MAX,
-            math.log2(high) / _LOG2_MAX,
-            min(job.requested_gpus / max(free, 1), 4.0) / 4.0,
+            math.log2(min(job.max_gpus, total)) / _LOG2_MAX,
+            min(job.requested_gpus / wide, 4.0) / 4.0,
         )
         first_startable = first_startable and not startable
-        knees = np.zeros(LEVELS)
-        for level, g in enumerate(level_gpus(job, total)):
-            if not g:
-                continue
+        knees = []
+        for level, g, packed_runtime in _packed_levels(job, total, gpn):
             fits = g <= free
-            nodes = (
-                (1 if g <= max_free else bisect_left(cumulative, g) + 1)
-                if fits
-                else packed_nodes(g, gpn)
-            )
-            runtime = job.runtime(g, nodes)
+            if not fits:
+                runtime = packed_runtime
+            elif g <= max_free:
+                runtime = job.runtime(g, 1)
+            else:
+                runtime = job.runtime(g, bisect_left(cumulative, g) + 1)
             speedup = r1 / runtime
             eff = speedup / g
-            gpus[slot, level] = g
-            valid[slot, level] = fits
-            efficiency[slot, level] = eff
+            action = slot * LEVELS + level
+            gpus[action], valid[action], efficiency[action] = g, fits, eff
             at = base + JOB_FEATURES + level * LEVEL_FEATURES
-            obs[at : at + LEVEL_FEATURES] = (
+            obs[at : at + LEVEL_FEATURES - 1] = (
                 float(fits),
                 1.0,
                 eff,
-                math.log2(max(speedup, 1e-9)) / _LOG2_MAX,
+                log2(speedup) / _LOG2_MAX,
                 g / total,
-                min(g / max(free, 1), 2.0) / 2.0,
-                _log_ratio(runtime, tau),
-                0.0,  # knee score relative to the job's best that fits: filled below
-            )
-            knees[level] = speedup * eff
-        best_knee = max(knees[valid[slot]], default=0.0)
+                min(g / wide, 2.0) / 2.0,
+                (log(runtime) - log_tau) / 3.0,
+            )  # the last feature, the knee score relative to the job's best that fits, below
+            knees.append((at + LEVEL_FEATURES - 1, speedup * eff, fits))
+        best_knee = max((k for _, k, fits in knees if fits), default=0.0)
         if best_knee > 0:
-            at = base + JOB_FEATURES + LEVEL_FEATURES - 1
-            obs[at : at + LEVELS * LEVEL_FEATURES : LEVEL_FEATURES] = knees / best_knee
+            for at, knee, _ in knees:
+                obs[at] = knee / best_knee
 
-    busy_until = sorted((r.end, r.gpus) for r in running)
-    freed = [
-        sum(g for end, g in busy_until if end - now <= h * tau) / total for h in _HORIZONS
-    ]
-    next_end = busy_until[0][0] - now if busy_until else tau
-    left_work = sum((end - now) * g for end, g in busy_until)
+    horizons = [h * tau for h in _HORIZONS]
+    freed = [0.0] * len(horizons)
+    next_end, left_work = math.inf, 0.0
+    for run in running:
+        left = run.end - now
+        next_end = min(next_end, left)
+        left_work += left * run.gpus
+        for i, horizon in enumerate(horizons):
+            if left <= horizon:
+                freed[i] += run.gpus / total
+    if not running:
+        next_end = tau
     n_waiting = len(waiting)
     obs[WINDOW * PER_JOB :] = (
         free / total,
@@ -179,10 +210,18 @@ def observe(
         _log_ratio(max(next_end, 1e-3 * tau), tau),
         math.log1p(left_work / (total * tau)),
     )
-    np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
+    array = np.clip(np.array(obs, dtype=np.float32), -OBS_BOUND, OBS_BOUND)
 
-    mask = np.zeros(N_ACTIONS, dtype=bool)
-    mask[:WAIT] = valid.reshape(-1)
+    any_start = any(valid)
     # waiting on an idle cluster while something could start would stall the run
-    mask[WAIT] = bool(running) or not mask[:WAIT].any()
-    return DecisionPoint(obs, mask, tuple(jobs), gpus, valid, efficiency, free, n_waiting)
+    mask = np.array([*valid, bool(running) or not any_start])
+    return DecisionPoint(
+        array,
+        mask,
+        tuple(jobs),
+        np.array(gpus, dtype=np.int64).reshape(WINDOW, LEVELS),
+        mask[:WAIT].reshape(WINDOW, LEVELS),
+        np.array(efficiency, dtype=np.float32).reshape(WINDOW, LEVELS),
+        free,
+        n_waiting,
+    )

@@ -1,0 +1,76 @@
+"""About: the scheduling problem as an MDP, the speedup models, the baselines, references."""
+
+from __future__ import annotations
+
+import inspect
+
+import streamlit as st
+
+from engine.env import spec
+from engine.policies import POLICIES
+from engine.speedup.table import speedup_table
+from engine.views import speedup_figure
+from lab import state, ui
+
+st.title("About the lab")
+
+st.header("Scheduling moldable jobs as a Markov decision process")
+st.markdown(
+    f"""
+A **moldable** job can run on any GPU count between its minimum and maximum, but the
+count is fixed when it starts. At every arrival or completion the scheduler decides
+*which* waiting job starts next and *on how many GPUs*.
+
+- **State** — the cluster (free GPUs per node, running jobs and when GPUs free up) and
+  a window of the {spec.WINDOW} waiting jobs with the shortest run-time estimates, each
+  described by its size, wait and speedup at {spec.LEVELS} GPU-count levels
+  (1, 2, 4, …, 256). Every feature is normalised, so one policy works on 8 to 256 GPUs.
+- **Action** — one of {spec.N_ACTIONS - 1} *(job, GPU level)* starts, or *wait* until the
+  next event. Several jobs may start at one instant, one action each (as in DeepRM);
+  infeasible actions are masked out.
+- **Reward** — minus the number of jobs in the system times the time elapsed, scaled by
+  the jobs' no-contention run time. The return is exactly minus the average JCT over
+  its lower bound, so maximising reward minimises average job completion time.
+
+The `drl` policy is a neural network trained with PPO on this MDP, warm-started by
+imitating a heuristic teacher.
+"""
+)
+
+st.header("How jobs speed up")
+st.markdown(
+    "Six measured DL jobs (fitted to Pollux's throughput measurements) and three "
+    "analytic laws. Crossing nodes costs speed, so a job on 8 GPUs is faster on 2 nodes "
+    "than on 8."
+)
+cluster = state.cluster()
+metric = st.radio("show", ("speedup", "efficiency"), horizontal=True, key="about_metric")
+table = speedup_table(max_gpus=min(cluster.total_gpus, 256), gpus_per_node=cluster.gpus_per_node)
+ui.chart(speedup_figure(table, metric), key="about_speedup")
+
+st.header("Baselines")
+for name, factory in POLICIES.items():
+    doc = inspect.getdoc(inspect.getmodule(factory)) or ""
+    with st.expander(f"`{name}`"):
+        st.markdown(doc)
+
+st.header("References")
+st.markdown(
+    """
+1. H. Mao, M. Alizadeh, I. Menache, S. Kandula. *Resource Management with Deep
+   Reinforcement Learning* (DeepRM). HotNets 2016.
+2. B. Hindman et al. *Mesos: A Platform for Fine-Grained Resource Sharing in the Data
+   Center.* NSDI 2011.
+3. D. L. Eager, J. Zahorjan, E. D. Lazowska. *Speedup Versus Efficiency in Parallel
+   Systems.* IEEE Transactions on Computers, 1989.
+4. J. Schulman, F. Wolski, P. Dhariwal, A. Radford, O. Klimov. *Proximal Policy
+   Optimization Algorithms.* 2017.
+5. Y. Peng, Y. Bao, Y. Chen, C. Wu, C. Guo. *Optimus: An Efficient Dynamic Resource
+   Scheduler for Deep Learning Clusters.* EuroSys 2018.
+6. A. Qiao et al. *Pollux: Co-adaptive Cluster Scheduling for Goodput-Optimized Deep
+   Learning.* OSDI 2021.
+7. C. Hwang, T. Kim, S. Kim, J. Shin, K. Park. *Elastic Resource Sharing for
+   Distributed Deep Learning* (AFS). NSDI 2021.
+8. A. B. Downey. *A Model for Speedup of Parallel Programs.* UC Berkeley, 1997.
+"""
+)

@@ -1,0 +1,123 @@
+"""Workload: generate one, upload a CSV, or import a trace; then look at what it holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from engine import views
+from engine.speedup import MODEL_NAMES
+from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
+from lab import state, ui
+
+KEPT = "The previous workload is kept."
+TRACE_FORMATS = ("auto", "swf", "philly", "pollux")
+
+
+def handle_upload(uploaded: st.runtime.uploaded_file_manager.UploadedFile, fmt: str) -> None:
+    """Load an upload once (not on every rerun) and show how it went, inline."""
+    ss = st.session_state
+    mark = (uploaded.file_id, fmt, state.cluster())
+    if ss.get("upload_mark") != mark:
+        ss["upload_mark"] = mark
+        ss["upload_error"] = state.try_load(
+            uploaded.getvalue(), fmt, f"uploaded {uploaded.name}", name=Path(uploaded.name).stem
+        )
+    error = ss["upload_error"]
+    if error is None:
+        st.success(f"Loaded {uploaded.name}: {len(state.workload())} jobs.")
+    else:
+        ui.show_error(error, kept=KEPT)
+
+
+def reference_files() -> dict[str, Path]:
+    """The bundled public traces, when ``../shared/data`` is there."""
+    root = state.REFERENCE_DATA
+    if not root.is_dir():
+        return {}
+    files = sorted((root / "pollux" / "workloads").glob("workload-*.csv"))
+    files += sorted((root / "swf").glob("*.swf")) + sorted(root.glob("philly.csv"))
+    return {str(p.relative_to(root)): p for p in files}
+
+
+st.title("Workload")
+generate_tab, upload_tab, import_tab = st.tabs(["Generate", "Upload CSV", "Import trace"])
+
+with generate_tab:
+    left, right = st.columns(2)
+    left.slider("number of jobs", 10, 2000, step=10, **state.bind("jobs", state.use_generator))
+    left.slider("offered load", 0.1, 2.0, step=0.05, **state.bind("load", state.use_generator),
+                help="Fraction of the cluster the users' own requests would keep busy.")
+    right.selectbox("job size distribution", state.SIZES,
+                    **state.bind("sizes", state.use_generator))
+    right.selectbox("request rule", state.RULES, **state.bind("rule", state.use_generator),
+                    help="How users pick the GPUs they request: where scaling efficiency is "
+                    "0.5-0.8 (as in Pollux), a power of two, or always one.")
+    with st.expander("model mix (relative weights)"):
+        columns = st.columns(3)
+        for i, model in enumerate(MODEL_NAMES):
+            columns[i % 3].slider(model, 0.0, 10.0, step=0.5,
+                                  **state.bind(state.mix_key(model), state.use_generator))
+    if state.origin() != "generated":
+        st.button("Use the generated workload", on_click=state.use_generator, type="primary")
+    st.caption("The seed is in the sidebar. `python -m engine workload --jobs … --load …` "
+               "writes the same workload.")
+
+with upload_tab:
+    st.markdown("A CSV with one row per job. Only `submit_time` and `runtime_1gpu` are "
+                "required; every problem is reported with its row and column.")
+    st.download_button("Download a template", template_csv().encode(), "workload-template.csv",
+                       "text/csv", on_click="ignore")
+    with st.expander("columns"):
+        st.markdown(schema_markdown())
+    csv_upload = st.file_uploader("workload CSV", type=["csv"], key="upload_csv")
+    if csv_upload is not None:
+        handle_upload(csv_upload, "csv")
+
+with import_tab:
+    fmt = st.radio("format", TRACE_FORMATS, horizontal=True, key="trace_format")
+    trace_upload = st.file_uploader("trace file", type=["swf", "csv", "txt"], key="upload_trace")
+    if trace_upload is not None:
+        handle_upload(trace_upload, fmt)
+    bundled = reference_files()
+    if bundled:
+        st.subheader("Reference traces")
+        left, right = st.columns([3, 1])
+        chosen = left.selectbox("file", list(bundled), key="reference_file")
+        first = right.number_input("first jobs", 10, 5000, 300, step=10, key="reference_jobs",
+                                   help="Large traces are cut to their first jobs.")
+        if st.button("Load reference trace", key="reference_load"):
+            error = state.try_load(state.head(bundled[chosen], int(first)), "auto",
+                                   f"reference {chosen}", name=Path(chosen).stem)
+            if error is not None:
+                ui.show_error(error, kept=KEPT)
+
+workload = state.workload()
+cluster = state.cluster()
+frame = workload.frame
+st.header(f"{workload.name}")
+ui.metric_cards([
+    ("jobs", f"{len(workload):,}", None),
+    ("offered load", f"{offered_load(workload, cluster):.2f}", None),
+    ("arrivals span", views.duration(float(frame["submit_time"].max())), None),
+    ("models", f"{frame['model'].nunique()}", None),
+])
+for note in workload.notes:
+    st.info(note)
+if workload.ignored_columns:
+    st.caption(f"Ignored columns: {', '.join(workload.ignored_columns)}")
+with ui.inline_errors():
+    state.jobs()  # does every job fit this cluster?
+
+st.dataframe(frame, hide_index=True, height=260)
+st.download_button("Download the workload as CSV", to_csv_bytes(workload),
+                   f"{workload.name}.csv", "text/csv", on_click="ignore")
+left, right = st.columns(2)
+with left:
+    ui.chart(views.arrivals_figure(frame), key="wl_arrivals")
+    ui.chart(views.model_mix_figure(frame), key="wl_mix")
+with right:
+    ui.chart(views.size_figure(frame), key="wl_sizes")
+    ui.chart(views.speedup_figure(views.workload_speedup_table(frame, cluster)),
+             key="wl_speedup")

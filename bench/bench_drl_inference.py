@@ -1,0 +1,74 @@
+"""Inference cost of the ``drl`` policy: milliseconds per decision on one core.
+
+A decision is one chosen action (a start, or the final wait) at a decision point:
+building the observation from the SchedulerView plus the numpy forward pass; the time
+per decision is all the time the policy spends (``schedule``) over the decisions made. The bar
+(DRL issue): at most 0.2 ms per decision. Run: ``python bench/bench_drl_inference.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, before numpy loads BLAS
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import time
+
+from engine.cluster import Cluster
+from engine.env.features import DecisionPoint
+from engine.policies.base import SchedulerView
+from engine.policies.drl import DrlPolicy
+from engine.simulator import simulate
+from engine.workload import GeneratorConfig, generate, to_jobs
+
+BAR_MS = 0.2
+REPEATS = 5
+SETUPS = ((Cluster(8, 4), 0.85), (Cluster(16, 4), 1.0), (Cluster(64, 4), 0.85))
+
+
+class TimedDrl(DrlPolicy):
+    """The drl policy with a stopwatch on its decisions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seconds = 0.0
+        self.decisions = 0
+        self.forward = 0.0
+
+    def schedule(self, view: SchedulerView):
+        started = time.perf_counter()
+        starts = super().schedule(view)
+        self.seconds += time.perf_counter() - started
+        return starts
+
+    def choose(self, point: DecisionPoint):
+        started = time.perf_counter()
+        action = super().choose(point)
+        self.forward += time.perf_counter() - started
+        self.decisions += 1
+        return action
+
+
+def main() -> None:
+    DrlPolicy().actor  # load the shipped weights outside the stopwatch  # noqa: B018
+    print(f"{'cluster':>18} {'load':>5} {'decisions':>9} {'ms/decision':>11} {'of which net':>12}")
+    worst = 0.0
+    for cluster, load in SETUPS:
+        jobs = to_jobs(generate(GeneratorConfig(jobs=400, load=load, seed=11), cluster), cluster)
+        runs = []
+        for _ in range(REPEATS):  # the best of a few runs: other processes share the core
+            policy = TimedDrl()
+            simulate(jobs, cluster, policy)
+            runs.append((policy.seconds, policy.forward, policy.decisions))
+        seconds, forward, decisions = min(runs)
+        per = 1e3 * seconds / decisions
+        net = 1e3 * forward / decisions
+        worst = max(worst, per)
+        print(f"{cluster!s:>18} {load:>5g} {decisions:>9} {per:>11.3f} {net:>12.3f}")
+    verdict = "meets" if worst <= BAR_MS else "MISSES"
+    print(f"worst {worst:.3f} ms per decision: {verdict} the {BAR_MS} ms bar")
+
+
+if __name__ == "__main__":
+    main()

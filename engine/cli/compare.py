@@ -1,0 +1,135 @@
+"""``compare``: chosen policies on the same workloads, with a mean and 95% CI per policy."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from typing import Any
+
+import pandas as pd
+
+from engine.cli.common import (
+    add_cluster_options,
+    add_workload_options,
+    cluster_from,
+    positive_int,
+    print_json,
+    workload_from,
+)
+from engine.cluster import Cluster
+from engine.compare import compare, runnable_policies, summarize_comparison
+from engine.policies import POLICIES, make_policy
+from engine.workload import to_jobs
+
+JSON_KEYS: tuple[str, ...] = ("policy", "seed", "avg_jct", "p95_jct", "makespan", "utilization")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("compare", help="compare policies on the same workloads")
+    add_workload_options(parser)
+    add_cluster_options(parser)
+    parser.add_argument(
+        "--policies",
+        default="all",
+        help=f"comma-separated names, or all (default): {', '.join(POLICIES)}",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=1,
+        help="K workloads, generated with seeds seed..seed+K-1 (or K runs of --workload)",
+    )
+    parser.add_argument(
+        "--processes", type=positive_int, help="worker processes (default: from cores and work)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON row per run")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    cluster = cluster_from(args)
+    names = _policies(args.policies, cluster)
+    seeds = range(args.seed, args.seed + args.seeds)
+    if args.workload:
+        jobs = to_jobs(workload_from(args, cluster), cluster)
+        workloads = dict.fromkeys(seeds, jobs)
+    else:
+        workloads = {seed: to_jobs(workload_from(args, cluster, seed), cluster) for seed in seeds}
+    table = compare(names, workloads, cluster, processes=args.processes)
+    if args.json:
+        print_json(json_rows(table))
+        return 0
+    source = args.workload or f"generated, load {args.load:g}"
+    print(f"{len(names)} policies on {cluster}: {len(seeds)} workloads ({source}), ", end="")
+    print(f"{len(next(iter(workloads.values())))} jobs each; mean ± 95% CI over seeds")
+    print(_format(summarize_comparison(table)))
+    for key, records in table.attrs.items():
+        best = [f"seed {r['seed']}: {_label(r)}" for r in records if r["best"]]
+        print(f"{key}, best per seed: {'; '.join(best)}")
+    return 0
+
+
+def json_rows(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """``JSON_KEYS`` per run, plus each tuned policy's sweep for that seed."""
+    rows = []
+    for row in table.to_dict("records"):
+        run = (row["policy"], row["seed"])
+        out = {key: row[key] for key in JSON_KEYS}
+        for sweep_key, records in table.attrs.items():
+            mine = [_without_run(r) for r in records if (r["policy"], r["seed"]) == run]
+            if mine:
+                out[sweep_key] = mine
+        rows.append(out)
+    return rows
+
+
+def _without_run(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in ("policy", "seed")}
+
+
+def _policies(text: str, cluster: Cluster) -> list[str]:
+    if text.strip() == "all":
+        names, skipped = runnable_policies(cluster)
+        for name, reason in skipped.items():
+            print(f"note: skipping {name}, it cannot run here ({reason})", file=sys.stderr)
+        return names
+    names = list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    if not names:
+        raise ValueError("--policies needs at least one policy name, or all")
+    for name in names:
+        make_policy(name)  # an unknown name raises KeyError listing the known ones
+    return names
+
+
+def _format(summary: pd.DataFrame) -> str:
+    columns = {
+        "avg_jct": ("avg JCT (s)", ",.0f"),
+        "p95_jct": ("p95 JCT (s)", ",.0f"),
+        "makespan": ("makespan (s)", ",.0f"),
+        "utilization": ("utilization", ".3f"),
+    }
+    cells = [["policy", *(title for title, _ in columns.values())]]
+    for row in summary.to_dict("records"):
+        cells.append(
+            [row["policy"]]
+            + [_cell(row[f"{m}_mean"], row[f"{m}_ci95"], spec) for m, (_, spec) in columns.items()]
+        )
+    widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
+    return "\n".join(
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        )
+        for line in cells
+    )
+
+
+def _cell(mean: float, half: float, spec: str) -> str:
+    return format(mean, spec) if math.isnan(half) else f"{mean:{spec}} ± {half:{spec}}"
+
+
+def _label(record: dict[str, Any]) -> str:
+    setting = _without_run(record)
+    shown = {k: v for k, v in setting.items() if k not in ("avg_jct", "best")}
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown.items())

@@ -1,0 +1,133 @@
+"""``reproduce``: the headline table, ``drl`` against every baseline on unseen workloads.
+
+Cells: generated workloads at loads 0.7, 0.85 and 1.0 on 32 and 64 GPUs (8x4, 16x4),
+``--seeds`` seeds each (seeds 0, 1, ...: never used in training, whose workload seeds
+start at 1,000,000), plus the eight Pollux workloads on the Pollux testbed (16x4) when
+``../shared/data/pollux/workloads`` is there. Per cell: mean +- 95% CI of the average
+JCT per policy, and the % reduction of ``drl`` against ``threshold-optimal`` (oracle-
+tuned per workload); then the reduction averaged over the cells.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.cli.common import positive_int, print_json
+from engine.cluster import Cluster
+from engine.compare import compare, runnable_policies, summarize_comparison
+from engine.drl.pretrained import PRETRAINED_DIR, update_card
+from engine.job import Job
+from engine.workload import GeneratorConfig, load_workload, to_jobs
+
+LOADS: tuple[float, ...] = (0.7, 0.85, 1.0)
+CLUSTERS: tuple[Cluster, ...] = (Cluster(8, 4), Cluster(16, 4))
+POLLUX_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "pollux" / "workloads"
+TARGET, REFERENCE = "drl", "threshold-optimal"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One row of the table: a cluster and either a generated load or the Pollux traces."""
+
+    name: str
+    cluster: Cluster
+    workloads: dict[int, list[Job]] | list[int]
+    config: GeneratorConfig | None = None
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "reproduce", help="evaluate drl against every baseline on unseen workloads"
+    )
+    parser.add_argument("--seeds", type=positive_int, default=5, help="seeds per cell (default 5)")
+    parser.add_argument("--quick", action="store_true",
+                        help="2 seeds of 100 jobs per cell and no Pollux traces (a smoke run)")
+    parser.add_argument("--pollux-dir", type=Path, default=POLLUX_DIR,
+                        help="folder of Pollux workload-*.csv (default ../shared/data/...)")
+    parser.add_argument("--processes", type=positive_int, help="worker processes (default auto)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--card", nargs="?", const=str(PRETRAINED_DIR), metavar="DIR",
+                        help="also write the table into the pretrained model card")
+    parser.set_defaults(handler=run)
+
+
+def cells(seeds: int, jobs: int, pollux_dir: Path | None) -> list[Cell]:
+    out = [
+        Cell(f"{c.total_gpus} GPUs, load {load:g}", c, list(range(seeds)),
+             GeneratorConfig(jobs=jobs, load=load))
+        for c in CLUSTERS
+        for load in LOADS
+    ]
+    files = sorted(pollux_dir.glob("workload-*.csv")) if pollux_dir is not None else []
+    if files:
+        testbed = Cluster(16, 4)
+        traces = {i: to_jobs(load_workload(f, fmt="pollux", cluster=testbed), testbed)
+                  for i, f in enumerate(files, 1)}
+        out.append(Cell(f"Pollux traces ({len(files)}), 64 GPUs", testbed, traces))
+    return out
+
+
+def evaluate(cell_list: list[Cell], processes: int | None = None) -> dict[str, Any]:
+    """Run every runnable policy on every cell; per-cell stats and the headline numbers."""
+    results = []
+    for cell in cell_list:
+        names, skipped = runnable_policies(cell.cluster)
+        if TARGET not in names or REFERENCE not in names:
+            raise ValueError(f"cannot run {TARGET} and {REFERENCE}: {skipped}")
+        table = compare(names, cell.workloads, cell.cluster, config=cell.config,
+                        processes=processes)
+        summary = summarize_comparison(table, ("avg_jct",)).set_index("policy")
+        stats = {p: {"mean": float(r.avg_jct_mean), "ci95": float(r.avg_jct_ci95),
+                     "runs": int(r.runs)} for p, r in summary.iterrows()}
+        ours = stats[TARGET]["mean"]
+        others = {p: s["mean"] for p, s in stats.items() if p != TARGET}
+        best_other = min(others, key=others.__getitem__)
+        results.append({
+            "cell": cell.name,
+            "policies": stats,
+            "reduction_vs_threshold_optimal": 1.0 - ours / stats[REFERENCE]["mean"],
+            "best_baseline": best_other,
+            "drl_beats_every_baseline": ours < others[best_other],
+        })
+    reductions = [r["reduction_vs_threshold_optimal"] for r in results]
+    return {
+        "cells": results,
+        "average_reduction_vs_threshold_optimal": sum(reductions) / len(reductions),
+        "cells_where_drl_beats_every_baseline": sum(r["drl_beats_every_baseline"] for r in results),
+        "skipped_policies": skipped,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    seeds, jobs = (2, 100) if args.quick else (args.seeds, GeneratorConfig().jobs)
+    report = evaluate(cells(seeds, jobs, None if args.quick else args.pollux_dir),
+                      args.processes)
+    report["setup"] = {"seeds": seeds, "jobs_per_generated_workload": jobs}
+    if args.card:
+        update_card({"evaluation": report}, args.card)
+    if args.json:
+        print_json(report)
+        return 0
+    print(format_report(report))
+    return 0
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The table as text: one block per cell, policies best first."""
+    lines = []
+    for cell in report["cells"]:
+        lines.append(f"{cell['cell']}  (drl vs threshold-optimal: "
+                     f"{100 * cell['reduction_vs_threshold_optimal']:+.1f}% lower avg JCT; "
+                     f"best baseline {cell['best_baseline']})")
+        for name, s in sorted(cell["policies"].items(), key=lambda kv: kv[1]["mean"]):
+            lines.append(f"  {name:>20}  {s['mean']:10,.0f} +- {s['ci95']:8,.0f} s")
+    lines.append(
+        f"average reduction vs threshold-optimal: "
+        f"{100 * report['average_reduction_vs_threshold_optimal']:.1f}%; drl beats every "
+        f"baseline in {report['cells_where_drl_beats_every_baseline']} of "
+        f"{len(report['cells'])} cells"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""``train``: train the DRL scheduler (behaviour-cloning warm start, then PPO).
+
+Writes ``learning_curve.csv`` and ``checkpoint.pt`` to ``--out``; ``--resume`` continues
+from a checkpoint; ``--export`` writes the best weights and their model card to
+``pretrained/`` (or the folder given), where the ``drl`` policy finds them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+from dataclasses import asdict, replace
+from typing import Any
+
+from tqdm import tqdm
+
+from engine.cli.common import positive_int
+from engine.drl.checkpoint import load_checkpoint
+from engine.drl.ppo import PPOConfig, TrainResult, config_from_dict, train
+from engine.drl.pretrained import PRETRAINED_DIR, save_pretrained
+from engine.env.curriculum import TRAIN_SEEDS
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    defaults = PPOConfig()
+    parser = subparsers.add_parser("train", help="train the DRL scheduler")
+    parser.add_argument("--iterations", type=positive_int, default=defaults.iterations,
+                        help=f"PPO iterations (default {defaults.iterations})")
+    parser.add_argument("--envs", type=positive_int, default=defaults.envs,
+                        help=f"environments stepped together (default {defaults.envs})")
+    parser.add_argument("--steps", type=positive_int, default=defaults.steps,
+                        help=f"steps per environment per iteration (default {defaults.steps})")
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="training seed")
+    parser.add_argument("--lr", type=float, default=defaults.learning_rate, help="PPO step size")
+    parser.add_argument("--bc-episodes", type=int, default=defaults.bc_episodes,
+                        help="teacher episodes for the warm start (0: PPO from scratch)")
+    parser.add_argument("--bc-epochs", type=positive_int, default=defaults.bc_epochs,
+                        help="behaviour-cloning epochs")
+    parser.add_argument("--val-episodes", type=positive_int, default=defaults.val_episodes,
+                        help="validation workloads for keeping the best weights")
+    parser.add_argument("--threads", type=positive_int, default=defaults.threads,
+                        help="torch threads (default 1)")
+    parser.add_argument("--out", default=os.path.join("runs", "train"),
+                        help="folder for the learning curve and checkpoint (default runs/train)")
+    parser.add_argument("--resume", metavar="CKPT", help="continue from this checkpoint")
+    parser.add_argument("--export", nargs="?", const=str(PRETRAINED_DIR), metavar="DIR",
+                        help="write the best weights and model card (default pretrained/)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # a resumed run keeps its own hyper-parameters; only the iteration budget may change
+    base = config_from_dict(load_checkpoint(args.resume).config) if args.resume else None
+    config = replace(base, iterations=args.iterations) if base else replace(
+        PPOConfig(),
+        iterations=args.iterations,
+        envs=args.envs,
+        steps=args.steps,
+        seed=args.seed,
+        learning_rate=args.lr,
+        bc_episodes=args.bc_episodes,
+        bc_epochs=args.bc_epochs,
+        val_episodes=args.val_episodes,
+        threads=args.threads,
+    )
+    with tqdm(total=config.iterations, desc="train", unit="it") as bar:
+
+        def progress(row: dict[str, Any]) -> None:
+            if row["phase"] == "ppo":
+                bar.n = row["iteration"]
+            postfix = {
+                "val": row["val_jct_over_bound"],
+                "teacher": row["teacher_val_jct_over_bound"],
+                "ent": row["entropy"],
+                "kl": row["approx_kl"],
+            }
+            bar.set_postfix({k: f"{v:.3g}" for k, v in postfix.items() if not math.isnan(v)})
+            bar.refresh()
+
+        result = train(config, progress=progress, out=args.out, resume=args.resume)
+    print(
+        f"trained {result.iterations} iterations in {result.seconds:.0f} s; best validation "
+        f"avg JCT / ideal {result.best_score:.3f} (teacher {result.teacher_score:.3f}); "
+        f"checkpoint {result.checkpoint}"
+    )
+    if args.export:
+        card = save_pretrained(result.best_state, config.hidden, model_card(config, result),
+                               args.export)
+        print(f"wrote {card}")
+    return 0
+
+
+def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
+    """What the card says about how the weights were made."""
+    return {
+        "method": (
+            "behaviour cloning of the heuristic teacher (engine.drl.expert: SJF over the "
+            "window, knee GPU count) on curriculum episodes, then PPO fine-tuning with "
+            "masked actions; the weights kept are those with the best validation score"
+        ),
+        "hyperparameters": asdict(config),
+        "training": {
+            "workloads": "engine.env.curriculum.Curriculum (see hyperparameters.curriculum)",
+            "workload_seeds": f"{TRAIN_SEEDS.start}..{TRAIN_SEEDS.stop - 1} "
+            "(evaluation uses seeds below that)",
+            "iterations": result.iterations,
+            "env_steps": sum(row["samples"] for row in result.history if row["phase"] == "ppo"),
+            "seconds": round(result.seconds, 1),
+            "hardware": f"{platform.machine()} CPU, {os.cpu_count()} cores (shared), "
+            f"torch threads {config.threads}, {platform.python_implementation()} "
+            f"{platform.python_version()}",
+        },
+        "validation": {
+            "metric": "mean avg JCT / no-contention ideal over the validation workloads",
+            "best": result.best_score,
+            "teacher": result.teacher_score,
+        },
+    }

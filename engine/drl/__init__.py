@@ -1,0 +1,1 @@
+"""Deep-RL scheduler: network, PPO trainer, behaviour-cloning warm start, pretrained I/O."""

@@ -1,0 +1,101 @@
+"""Behaviour-cloning warm start: imitate the heuristic teacher before PPO fine-tunes.
+
+PPO from scratch needs far more simulated episodes than two shared CPU cores give in
+half an hour; starting from a policy that already schedules like a strong heuristic
+(AlphaGo did the same with human games) leaves PPO the easier job of improving on it.
+The value head is fitted at the same time on the teacher's Monte-Carlo returns, so
+PPO's first advantages are not noise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from engine.drl.expert import ExpertConfig, expert_action
+from engine.drl.network import ActorCritic, NumpyActor
+from engine.env.curriculum import Curriculum
+from engine.env.moldable_env import MoldableEnv
+
+Demonstrations = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""(observations, masks, teacher actions, discounted returns of the acting policy)."""
+
+
+def collect_demonstrations(
+    episodes: int,
+    curriculum: Curriculum,
+    seed: int,
+    gamma: float,
+    expert: ExpertConfig,
+    actor: NumpyActor | None = None,
+) -> Demonstrations:
+    """Teacher-labelled states from ``episodes`` curriculum episodes.
+
+    With ``actor`` the student acts (greedily) and the teacher only labels: DAgger's
+    fix for behaviour cloning's compounding errors, since the student then learns the
+    teacher's answer in the states its own mistakes lead to.
+    """
+    env = MoldableEnv(curriculum)
+    obs_list, mask_list, actions, returns = [], [], [], []
+    for episode in range(episodes):
+        obs, info = env.reset(seed=seed * 100_003 + episode)
+        rewards = []
+        done = False
+        while not done:
+            label = expert_action(env.decision, expert)
+            action = label if actor is None else int(
+                np.argmax(actor.probabilities(obs, info["action_mask"]))
+            )
+            obs_list.append(obs)
+            mask_list.append(info["action_mask"])
+            actions.append(label)
+            obs, reward, done, _, info = env.step(action)
+            rewards.append(reward)
+        running = 0.0
+        episode_returns = []
+        for reward in reversed(rewards):
+            running = reward + gamma * running
+            episode_returns.append(running)
+        returns.extend(reversed(episode_returns))
+    return (np.stack(obs_list), np.stack(mask_list), np.array(actions), np.array(returns))
+
+
+def merge(a: Demonstrations, b: Demonstrations) -> Demonstrations:
+    return tuple(np.concatenate([x, y]) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+
+
+def clone(
+    model: ActorCritic,
+    data: Demonstrations,
+    epochs: int,
+    lr: float,
+    seed: int,
+    batch: int = 256,
+    progress: Callable[[int, float, float], None] | None = None,
+) -> tuple[float, float]:
+    """Fit actor (cross-entropy) and critic (MSE) to the data; last (policy, value) loss."""
+    obs, masks, actions, returns = (torch.as_tensor(a) for a in data)
+    obs = obs.float()
+    returns = returns.float()
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+    policy_loss = value_loss = float("nan")
+    for epoch in range(epochs):
+        order = torch.randperm(len(actions), generator=generator)
+        totals = np.zeros(2)
+        for start in range(0, len(order), batch):
+            idx = order[start : start + batch]
+            logits, values = model(obs[idx], masks[idx])
+            pl = F.cross_entropy(logits, actions[idx])
+            vl = F.mse_loss(values, returns[idx])
+            optimizer.zero_grad()
+            (pl + 0.5 * vl).backward()
+            optimizer.step()
+            totals += (pl.item() * len(idx), vl.item() * len(idx))
+        policy_loss, value_loss = totals / len(order)
+        if progress is not None:
+            progress(epoch, policy_loss, value_loss)
+    return float(policy_loss), float(value_loss)

@@ -1,0 +1,383 @@
+"""PPO for the moldable-job scheduler, after CleanRL's single-file ``ppo.py``.
+
+Masked categorical actions, GAE, the clipped surrogate objective, an entropy bonus and a
+value head, over ``envs`` environments stepped together in one process (the simulator
+step, not the network, is the bottleneck, so processes would only fight over two cores).
+Training starts from a behaviour-cloned copy of the heuristic teacher
+(:mod:`engine.drl.bc`) unless ``bc_episodes`` is 0, and keeps the weights that score
+best on a fixed validation set of curriculum workloads (training seeds, never the
+evaluation seeds). Same config and seed, same run.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.distributions import Categorical
+
+from engine.cluster import Cluster
+from engine.drl.bc import clone, collect_demonstrations, merge
+from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from engine.drl.expert import ExpertConfig, expert_action
+from engine.drl.network import ActorCritic, NumpyActor
+from engine.env.curriculum import Curriculum
+from engine.env.moldable_env import MoldableEnv
+from engine.job import Job
+
+Progress = Callable[[Mapping[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Hyper-parameters of one training run."""
+
+    seed: int = 0  # seeds torch, the environments and the workload draws
+    iterations: int = 300  # PPO iterations (each = envs x steps environment steps)
+    envs: int = 8  # environments stepped together
+    steps: int = 256  # steps per environment per iteration
+    learning_rate: float = 3e-4  # Adam step size for PPO (small: it fine-tunes a clone)
+    anneal_lr: bool = True  # decay the PPO learning rate linearly to 0
+    gamma: float = 0.999  # discount; the objective is the undiscounted sum (total JCT)
+    gae_lambda: float = 0.95  # GAE bias/variance trade-off
+    minibatches: int = 4  # minibatches per update epoch
+    update_epochs: int = 4  # passes over each rollout
+    clip_coef: float = 0.2  # PPO ratio clipping
+    ent_coef: float = 0.01  # entropy bonus (keeps exploring beyond the teacher)
+    vf_coef: float = 0.5  # value-loss weight
+    max_grad_norm: float = 0.5  # gradient clipping
+    target_kl: float = 0.03  # stop an update early past this approx KL
+    hidden: int = 64  # width of the shared per-job MLP
+    bc_episodes: int = 200  # teacher episodes for the warm start (0: PPO from scratch)
+    bc_epochs: int = 20  # behaviour-cloning passes over the demonstrations
+    bc_lr: float = 1e-3  # behaviour-cloning step size
+    dagger_rounds: int = 2  # DAgger rounds after plain cloning (student acts, teacher labels)
+    dagger_episodes: int = 60  # episodes per DAgger round
+    expert: ExpertConfig = field(default_factory=ExpertConfig)  # the teacher
+    val_episodes: int = 24  # validation workloads (curriculum, training seeds)
+    eval_every: int = 5  # validate (and maybe keep as best) every this many iterations
+    checkpoint_every: int = 5  # write the checkpoint every this many iterations
+    threads: int = 1  # torch intra-op threads
+    curriculum: Curriculum = field(default_factory=Curriculum)  # workload distribution
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """What a run produced: final and best weights, the learning curve, where it stopped."""
+
+    model: ActorCritic
+    best_state: dict[str, torch.Tensor]
+    best_score: float
+    """Mean validation avg-JCT / ideal of the best weights (lower is better)."""
+    teacher_score: float
+    history: tuple[dict[str, Any], ...]
+    iterations: int
+    seconds: float
+    """Training time, including the runs this one resumed."""
+    stopped: bool
+    checkpoint: Path | None
+
+
+def config_from_dict(data: Mapping[str, Any]) -> PPOConfig:
+    """Rebuild the config a checkpoint stored with ``asdict``."""
+    fields = dict(data)
+    expert = ExpertConfig(**fields.pop("expert"))
+    curriculum = Curriculum(**{k: tuple(v) if isinstance(v, list) else v
+                               for k, v in fields.pop("curriculum").items()})
+    return PPOConfig(**fields, expert=expert, curriculum=curriculum)
+
+
+def validation_workloads(config: PPOConfig) -> list[tuple[list[Job], Cluster]]:
+    """Fixed curriculum workloads for model selection (drawn from the training seeds)."""
+    rng = np.random.default_rng([config.seed, 7_777])
+    return [config.curriculum.workload(rng) for _ in range(config.val_episodes)]
+
+
+def greedy_score(
+    choose: Callable[[MoldableEnv], int], workloads: list[tuple[list[Job], Cluster]]
+) -> float:
+    """Mean avg-JCT / ideal (= minus the return) of a deterministic chooser."""
+    scores = []
+    for jobs, cluster in workloads:
+        env = MoldableEnv(jobs=jobs, cluster=cluster)
+        env.reset()
+        total, done = 0.0, False
+        while not done:
+            _, reward, done, _, _ = env.step(choose(env))
+            total += reward
+        scores.append(-total)
+    return float(np.mean(scores))
+
+
+def actor_chooser(model: ActorCritic) -> Callable[[MoldableEnv], int]:
+    actor = NumpyActor(model.state_dict())
+    return lambda env: int(np.argmax(actor.probabilities(env.decision.obs, env.decision.mask)))
+
+
+def train(
+    config: PPOConfig = PPOConfig(),
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    out: str | os.PathLike | None = None,
+    resume: str | os.PathLike | None = None,
+) -> TrainResult:
+    """Train (or resume) a scheduler; writes ``learning_curve.csv`` and checkpoints to ``out``.
+
+    ``progress`` receives each learning-curve row as it is made; ``should_stop`` is polled
+    once per iteration and ends the run cleanly (checkpoint written) when it says so.
+    """
+    started = time.perf_counter()
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    out_dir = Path(out) if out is not None else None
+    model = ActorCritic(config.hidden)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
+    validation = validation_workloads(config)
+    teacher_score = greedy_score(lambda env: expert_action(env.decision, config.expert),
+                                 validation)
+    history: list[dict[str, Any]] = []
+    start_iteration = 0
+    best_state, best_score = None, float("inf")
+    resumed_seconds = 0.0
+
+    def emit(row: dict[str, Any]) -> None:
+        elapsed = time.perf_counter() - started + resumed_seconds
+        row = {"seconds": round(elapsed, 2), **row}
+        history.append(row)
+        if out_dir is not None:
+            _append_csv(out_dir / "learning_curve.csv", row, fresh=len(history) == 1)
+        if progress is not None:
+            progress(row)
+
+    if resume is not None:
+        ck = load_checkpoint(resume)
+        model.load_state_dict(ck.model)
+        optimizer.load_state_dict(ck.optimizer)
+        start_iteration, history = ck.iteration, list(ck.history)
+        best_state, best_score = ck.best_model, ck.best_score
+        resumed_seconds = float(history[-1]["seconds"]) if history else 0.0
+        if out_dir is not None:
+            _rewrite_csv(out_dir / "learning_curve.csv", history)
+    elif config.bc_episodes > 0:
+        data = collect_demonstrations(
+            config.bc_episodes, config.curriculum, config.seed, config.gamma, config.expert
+        )
+        for round_ in range(config.dagger_rounds + 1):
+            if round_:
+                data = merge(data, collect_demonstrations(
+                    config.dagger_episodes, config.curriculum, config.seed + 7919 * round_,
+                    config.gamma, config.expert, NumpyActor(model.state_dict()),
+                ))
+            policy_loss, value_loss = clone(
+                model, data, config.bc_epochs, config.bc_lr, config.seed + round_
+            )
+            score = greedy_score(actor_chooser(model), validation)
+            if score < best_score:
+                best_state, best_score = _copy(model), score
+            emit(_row("bc", 0, len(data[2]), [], policy_loss, value_loss, score, teacher_score))
+
+    envs = [MoldableEnv(config.curriculum) for _ in range(config.envs)]
+    obs_np, masks_np = zip(
+        *((o, i["action_mask"]) for o, i in (
+            env.reset(seed=config.seed * 1_000 + 97 * start_iteration + k)
+            for k, env in enumerate(envs)
+        )),
+        strict=True,
+    )
+    next_obs = torch.as_tensor(np.stack(obs_np))
+    next_mask = torch.as_tensor(np.stack(masks_np))
+    next_done = torch.zeros(config.envs)
+    shape = (config.steps, config.envs)
+    b_obs = torch.zeros((*shape, next_obs.shape[1]))
+    b_mask = torch.zeros((*shape, next_mask.shape[1]), dtype=torch.bool)
+    b_actions = torch.zeros(shape, dtype=torch.long)
+    b_logp, b_rewards, b_dones, b_values = (torch.zeros(shape) for _ in range(4))
+    batch_size = config.steps * config.envs
+    minibatch = batch_size // config.minibatches
+    stopped = False
+    iteration = start_iteration
+
+    for iteration in range(start_iteration + 1, config.iterations + 1):
+        if should_stop is not None and should_stop():
+            stopped, iteration = True, iteration - 1
+            break
+        if config.anneal_lr:
+            frac = 1.0 - (iteration - 1) / config.iterations
+            optimizer.param_groups[0]["lr"] = frac * config.learning_rate
+        episode_jcts: list[float] = []
+        episode_scores: list[float] = []
+        model.eval()
+        for step in range(config.steps):
+            b_obs[step], b_mask[step], b_dones[step] = next_obs, next_mask, next_done
+            with torch.no_grad():
+                logits, value = model(next_obs, next_mask)
+            dist = Categorical(logits=logits)
+            action = dist.sample()
+            b_actions[step], b_logp[step], b_values[step] = action, dist.log_prob(action), value
+            results = []
+            for env, a in zip(envs, action.tolist(), strict=True):
+                obs, reward, done, _, info = env.step(a)
+                if done:
+                    summary = env.result().summary
+                    episode_jcts.append(summary.avg_jct)
+                    episode_scores.append(summary.jct_over_bound)
+                    obs, info = env.reset()
+                results.append((obs, reward, done, info["action_mask"]))
+            next_obs = torch.as_tensor(np.stack([r[0] for r in results]))
+            b_rewards[step] = torch.tensor([r[1] for r in results])
+            next_done = torch.tensor([float(r[2]) for r in results])
+            next_mask = torch.as_tensor(np.stack([r[3] for r in results]))
+
+        with torch.no_grad():
+            _, next_value = model(next_obs, next_mask)
+        advantages = torch.zeros(shape)
+        last = torch.zeros(config.envs)
+        for t in reversed(range(config.steps)):
+            not_done = 1.0 - (next_done if t == config.steps - 1 else b_dones[t + 1])
+            following = next_value if t == config.steps - 1 else b_values[t + 1]
+            delta = b_rewards[t] + config.gamma * following * not_done - b_values[t]
+            last = delta + config.gamma * config.gae_lambda * not_done * last
+            advantages[t] = last
+        returns = advantages + b_values
+
+        flat = lambda x: x.reshape(batch_size, *x.shape[2:])  # noqa: E731
+        f_obs, f_mask, f_actions, f_logp = map(flat, (b_obs, b_mask, b_actions, b_logp))
+        f_adv, f_ret = flat(advantages), flat(returns)
+        model.train()
+        generator = torch.Generator().manual_seed(config.seed * 10_007 + iteration)
+        stats = []
+        for _ in range(config.update_epochs):
+            order = torch.randperm(batch_size, generator=generator)
+            for start in range(0, batch_size, minibatch):
+                idx = order[start : start + minibatch]
+                logits, value = model(f_obs[idx], f_mask[idx])
+                dist = Categorical(logits=logits)
+                logp = dist.log_prob(f_actions[idx])
+                log_ratio = logp - f_logp[idx]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean().item()
+                    clipfrac = ((ratio - 1.0).abs() > config.clip_coef).float().mean().item()
+                adv = f_adv[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(
+                    -adv * ratio,
+                    -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef),
+                ).mean()
+                v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
+                entropy = dist.entropy().mean()
+                loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+                optimizer.step()
+                stats.append((pg_loss.item(), v_loss.item(), entropy.item(), approx_kl, clipfrac))
+            if config.target_kl and approx_kl > config.target_kl:
+                break
+
+        score = float("nan")
+        if iteration % config.eval_every == 0 or iteration == config.iterations:
+            score = greedy_score(actor_chooser(model), validation)
+            if score < best_score:
+                best_state, best_score = _copy(model), score
+        mean = np.mean(stats, axis=0)
+        emit(_row("ppo", iteration, batch_size, episode_jcts, mean[0], mean[1], score,
+                  teacher_score, entropy=mean[2], approx_kl=mean[3], clipfrac=mean[4],
+                  episode_score=float(np.mean(episode_scores)) if episode_scores else np.nan))
+        if out_dir is not None and (iteration % config.checkpoint_every == 0):
+            _save(out_dir, model, optimizer, iteration, history, config, best_state, best_score)
+
+    if best_state is None:  # PPO from scratch that never validated
+        best_state, best_score = _copy(model), greedy_score(actor_chooser(model), validation)
+    checkpoint = None
+    if out_dir is not None:
+        checkpoint = _save(
+            out_dir, model, optimizer, iteration, history, config, best_state, best_score
+        )
+    return TrainResult(
+        model=model,
+        best_state=best_state,
+        best_score=best_score,
+        teacher_score=teacher_score,
+        history=tuple(history),
+        iterations=iteration,
+        seconds=time.perf_counter() - started + resumed_seconds,
+        stopped=stopped,
+        checkpoint=checkpoint,
+    )
+
+
+def _row(
+    phase: str,
+    iteration: int,
+    samples: int,
+    episode_jcts: list[float],
+    policy_loss: float,
+    value_loss: float,
+    val_score: float,
+    teacher_score: float,
+    entropy: float = float("nan"),
+    approx_kl: float = float("nan"),
+    clipfrac: float = float("nan"),
+    episode_score: float = float("nan"),
+) -> dict[str, Any]:
+    """One learning-curve row (the CSV's columns, in order)."""
+    return {
+        "phase": phase,
+        "iteration": iteration,
+        "samples": samples,
+        "episodes": len(episode_jcts),
+        "mean_episode_avg_jct": float(np.mean(episode_jcts)) if episode_jcts else float("nan"),
+        "mean_episode_jct_over_bound": episode_score,
+        "policy_loss": float(policy_loss),
+        "value_loss": float(value_loss),
+        "entropy": float(entropy),
+        "approx_kl": float(approx_kl),
+        "clipfrac": float(clipfrac),
+        "val_jct_over_bound": val_score,
+        "teacher_val_jct_over_bound": teacher_score,
+    }
+
+
+def _copy(model: ActorCritic) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def _save(
+    out_dir: Path,
+    model: ActorCritic,
+    optimizer: torch.optim.Optimizer,
+    iteration: int,
+    history: list[dict[str, Any]],
+    config: PPOConfig,
+    best_state: dict[str, torch.Tensor],
+    best_score: float,
+) -> Path:
+    path = out_dir / "checkpoint.pt"
+    save_checkpoint(
+        path,
+        Checkpoint(_copy(model), optimizer.state_dict(), iteration, history, asdict(config),
+                   best_state, best_score),
+    )
+    return path
+
+
+def _append_csv(path: Path, row: Mapping[str, Any], fresh: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w" if fresh else "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(row))
+        if fresh:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def _rewrite_csv(path: Path, history: list[dict[str, Any]]) -> None:
+    for i, row in enumerate(history):
+        _append_csv(path, row, fresh=i == 0)

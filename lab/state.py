@@ -1,0 +1,290 @@
+"""What one browser session remembers: settings, the active workload, trained policies.
+
+Settings live in one plain dict, ``st.session_state["settings"]``, mirrored in the URL's
+query parameters so a copied link reopens the same demo. Widgets are bound to it by
+:func:`bind` rather than owning the values, because Streamlit forgets a widget's state
+when a page that does not draw it runs; the dict survives every page change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from engine.cluster import Cluster
+from engine.job import Job
+from engine.speedup import MODEL_NAMES
+from engine.workload import (
+    GeneratorConfig,
+    Workload,
+    WorkloadError,
+    generate,
+    load_workload,
+    to_jobs,
+)
+
+SIZES = ("log-uniform", "philly")
+RULES = ("pollux", "power-of-two", "one")
+GPUS_PER_NODE = (1, 2, 4, 8)
+MAX_UPLOAD_ROWS = 20_000
+"""Jobs an upload may hold: more would not simulate in interactive time."""
+REFERENCE_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One shareable setting: its query-parameter name, default, and text parser."""
+
+    name: str
+    default: Any
+    parse: Callable[[str], Any]
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text)
+        if not low <= value <= high:
+            raise ValueError(f"expected a whole number in [{low}, {high}]")
+        return value
+
+    return parse
+
+
+def _float_in(low: float, high: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = float(text)
+        if not low <= value <= high:
+            raise ValueError(f"expected a number in [{low:g}, {high:g}]")
+        return value
+
+    return parse
+
+
+def _one_of(choices: tuple[Any, ...]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        for choice in choices:
+            if str(choice) == text:
+                return choice
+        raise ValueError(f"expected one of {', '.join(map(str, choices))}")
+
+    return parse
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("nodes", 16, _int_in(1, 64)),
+    Setting("gpn", 4, _one_of(GPUS_PER_NODE)),
+    Setting("seed", 0, _int_in(0, 10_000)),
+    Setting("policy", "drl", str),
+    Setting("jobs", 200, _int_in(10, 2000)),
+    Setting("load", 0.85, _float_in(0.1, 2.0)),
+    Setting("sizes", "log-uniform", _one_of(SIZES)),
+    Setting("rule", "pollux", _one_of(RULES)),
+)
+DEFAULT_MIX: dict[str, float] = {name: 1.0 for name in MODEL_NAMES[:6]}
+"""Every measured model equally often: the Pollux evaluation's mix."""
+
+
+def mix_key(model: str) -> str:
+    return f"mix_{model}"
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """``"bert:1,ncf:2.5"`` -> weights; raises ValueError naming the bad part."""
+    mix: dict[str, float] = {}
+    for part in filter(None, text.split(",")):
+        model, _, weight = part.partition(":")
+        if model not in MODEL_NAMES:
+            raise ValueError(f"unknown model {model!r}; expected one of {', '.join(MODEL_NAMES)}")
+        mix[model] = float(weight or 1)
+        if not 0 <= mix[model] <= 10:
+            raise ValueError(f"weight of {model} must be in [0, 10]")
+    if not any(mix.values()):
+        raise ValueError("expected at least one model with a positive weight")
+    return mix
+
+
+def encode_mix(mix: dict[str, float]) -> str:
+    return ",".join(f"{m}:{w:g}" for m, w in mix.items() if w > 0)
+
+
+# -- booting and mirroring the URL ------------------------------------------------------
+
+
+def boot() -> list[str]:
+    """On a session's first run, take settings from the URL; returns what was refused."""
+    ss = st.session_state
+    if ss.get("_booted"):
+        return []
+    ss["_booted"] = True
+    params = st.query_params
+    refused = []
+    settings: dict[str, Any] = {}
+    for setting in SETTINGS:
+        value = setting.default
+        if setting.name in params:
+            try:
+                value = setting.parse(params[setting.name])
+            except ValueError as error:
+                refused.append(f"`{setting.name}={params[setting.name]}`: {error}")
+        settings[setting.name] = value
+    mix = DEFAULT_MIX
+    if "mix" in params:
+        try:
+            mix = parse_mix(params["mix"])
+        except ValueError as error:
+            refused.append(f"`mix={params['mix']}`: {error}")
+    for model in MODEL_NAMES:
+        settings[mix_key(model)] = float(mix.get(model, 0.0))
+    ss["settings"] = settings
+    ss["trained"] = {}
+    return refused
+
+
+def bind(name: str, then: Callable[[], None] | None = None) -> dict[str, Any]:
+    """``key`` and ``on_change`` for a widget showing setting ``name``.
+
+    The widget's own state is refreshed from the settings before it is drawn, and a
+    change is written back (then ``then`` runs), so the value outlives the page.
+    """
+    key = f"w_{name}"
+    st.session_state[key] = st.session_state["settings"][name]
+
+    def changed() -> None:
+        st.session_state["settings"][name] = st.session_state[key]
+        if then is not None:
+            then()
+
+    return {"key": key, "on_change": changed}
+
+
+def mirror_to_url() -> None:
+    """Write the settings into the query parameters (only when they changed)."""
+    wanted = {s.name: str(get(s.name)) for s in SETTINGS}
+    wanted["mix"] = encode_mix(model_mix())
+    if {k: st.query_params.get(k) for k in wanted} != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def get(name: str) -> Any:
+    return st.session_state["settings"][name]
+
+
+def put(name: str, value: Any) -> None:
+    st.session_state["settings"][name] = value
+
+
+def cluster() -> Cluster:
+    return Cluster(nodes=int(get("nodes")), gpus_per_node=int(get("gpn")))
+
+
+def seed() -> int:
+    return int(get("seed"))
+
+
+def model_mix() -> dict[str, float]:
+    mix = {m: float(get(mix_key(m))) for m in MODEL_NAMES}
+    return {m: w for m, w in mix.items() if w > 0} or dict(DEFAULT_MIX)
+
+
+# -- the active workload ----------------------------------------------------------------
+
+
+def generator_config() -> GeneratorConfig:
+    """The generator settings of the sliders (and of the URL)."""
+    return GeneratorConfig(
+        jobs=int(get("jobs")),
+        load=float(get("load")),
+        seed=seed(),
+        size_distribution=get("sizes"),
+        model_mix=model_mix(),
+        request_rule=get("rule"),
+    )
+
+
+def workload() -> Workload:
+    """The workload every page uses: generated from the settings, or the one loaded.
+
+    A generated workload is rebuilt only when a setting it depends on changes.
+    """
+    ss = st.session_state
+    if ss.get("origin", "generated") == "generated":
+        key = ("generated", repr(generator_config()), cluster())
+        if ss.get("workload_key") != key:
+            ss["workload"] = generate(generator_config(), cluster())
+            ss["workload_key"] = key
+    return ss["workload"]
+
+
+def origin() -> str:
+    """Where the active workload came from, in words."""
+    return st.session_state.get("origin", "generated")
+
+
+def use_loaded(loaded: Workload, label: str) -> None:
+    """Make an uploaded or imported workload the active one."""
+    ss = st.session_state
+    ss["workload"] = loaded
+    ss["origin"] = label
+    digest = hashlib.sha1(pd.util.hash_pandas_object(loaded.frame).to_numpy().tobytes())
+    ss["workload_key"] = ("loaded", digest.hexdigest())
+
+
+def try_load(
+    source: bytes | str, fmt: str, label: str, name: str | None = None
+) -> WorkloadError | None:
+    """Load an upload or a file; on success it becomes the active workload.
+
+    On failure the error is returned for the page to show and the previous workload
+    stays active, so a bad file never loses work.
+    """
+    try:
+        loaded = load_workload(
+            source, fmt=fmt, cluster=cluster(), max_rows=MAX_UPLOAD_ROWS, name=name
+        )
+    except WorkloadError as error:
+        return error
+    use_loaded(loaded, label)
+    return None
+
+
+def head(path: Path, jobs: int) -> str:
+    """The first ``jobs`` job lines of a big trace (plus its header or comments).
+
+    The bundled Philly and SWF traces hold 10,000-80,000 jobs, far more than a demo
+    simulates in seconds; this is ``head -n`` on the file, nothing more.
+    """
+    kept: list[str] = []
+    count = 0
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines):
+            if line.startswith(";") or (number == 0 and not line[:1].isdigit()):
+                kept.append(line)
+                continue
+            if count == jobs:
+                break
+            kept.append(line)
+            count += 1
+    return "".join(kept)
+
+
+def use_generator() -> None:
+    st.session_state["origin"] = "generated"
+    st.session_state.pop("workload_key", None)
+
+
+def workload_key() -> tuple:
+    """Identifies the active workload (by content), cluster and seed, for caching results."""
+    workload()
+    return (*st.session_state["workload_key"], cluster(), seed())
+
+
+def jobs() -> list[Job]:
+    """The active workload's jobs on the current cluster (WorkloadError if they don't fit)."""
+    return to_jobs(workload(), cluster())
+

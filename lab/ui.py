@@ -1,0 +1,143 @@
+"""Widgets and layout pieces more than one page uses, written once."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.drl.pretrained import PretrainedError
+from engine.simulator import PolicyError, SimulationStalled
+from engine.views import duration
+from engine.workload import WorkloadError
+from lab import state
+
+USER_ERRORS = (
+    WorkloadError, PolicyError, SimulationStalled, PretrainedError, KeyError, ValueError
+)
+"""Errors caused by what the user chose or uploaded (or a missing pretrained file):
+shown inline, never as a traceback."""
+
+SHOWN_INLINE = 8
+"""Problems spelt out in the error box; the full list is in the table under it."""
+
+
+def sidebar(refused: list[str]) -> None:
+    """The cluster and seed every page uses, plus what the URL asked for but was refused."""
+    with st.sidebar:
+        st.subheader("Cluster")
+        left, right = st.columns(2)
+        left.number_input("nodes", min_value=1, max_value=64, step=1, **state.bind("nodes"))
+        right.selectbox("GPUs per node", state.GPUS_PER_NODE, **state.bind("gpn"))
+        st.caption(f"{state.cluster()}")
+        st.number_input("seed", min_value=0, max_value=10_000, step=1, **state.bind("seed"),
+                        help="Seeds the generated workload and the policies.")
+        st.caption(f"Workload: {state.origin()}. The address bar link reopens this demo.")
+        for message in refused:
+            st.warning(f"Ignored link setting {message}")
+
+
+def chart(fig: go.Figure, key: str | None = None) -> None:
+    """Every chart the same way: full width, the theme of the page."""
+    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+
+
+def show_error(error: BaseException, kept: str = "") -> None:
+    """A user error inline: which row, which column, what was expected; no traceback."""
+    suffix = f" {kept}" if kept else ""
+    if isinstance(error, WorkloadError):
+        problems = error.problems
+        listed = "\n".join(f"- {p}" for p in problems[:SHOWN_INLINE])
+        more = len(problems) - SHOWN_INLINE
+        st.error(
+            f"**{len(problems)} problem{'s' if len(problems) != 1 else ''} found.{suffix}**\n\n"
+            + listed
+            + (f"\n- … and {more} more (see the table)" if more > 0 else "")
+        )
+        if len(problems) > 1:
+            st.dataframe(problem_table(error), hide_index=True)
+        return
+    message = error.args[0] if isinstance(error, KeyError) and error.args else error
+    st.error(f"{message}{suffix}")
+
+
+def problem_table(error: WorkloadError) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"row": p.row, "column": p.column, "problem": p.message, "expected": p.expected}
+            for p in error.problems
+        ],
+        columns=["row", "column", "problem", "expected"],
+    )
+
+
+@contextmanager
+def inline_errors(kept: str = "") -> Iterator[None]:
+    """Run a block and show a user error in place of a traceback."""
+    try:
+        yield
+    except USER_ERRORS as error:
+        show_error(error, kept)
+
+
+def metric_cards(cards: list[tuple[str, str, str | None]]) -> None:
+    """A row of ``(label, value, delta)`` metric cards."""
+    for column, (label, value, delta) in zip(st.columns(len(cards)), cards, strict=True):
+        column.metric(label, value, delta, delta_color="inverse" if delta else "normal")
+
+
+def summary_cards(summary: Any, reference_jct: float | None = None) -> None:
+    """Average JCT, utilization and (when a reference is given) the JCT reduction."""
+    cards: list[tuple[str, str, str | None]] = [
+        ("average JCT", duration(summary.avg_jct), None),
+        ("utilization", f"{summary.utilization:.0%}", None),
+        ("p95 JCT", duration(summary.p95_jct), None),
+        ("JCT / lower bound", f"{summary.jct_over_bound:.2f}×", None),
+    ]
+    if reference_jct:
+        change = reduction(summary.avg_jct, reference_jct)
+        cards.insert(2, ("vs threshold-optimal", f"{change:+.0%}", None))
+    metric_cards(cards)
+
+
+def reduction(value: float, reference: float) -> float:
+    """Relative change against ``reference``; negative means lower (better) JCT."""
+    return value / reference - 1.0 if reference and math.isfinite(reference) else math.nan
+
+
+def downloads(stem: str, table: pd.DataFrame, extra: dict[str, pd.DataFrame] | None = None) -> None:
+    """CSV of ``table``, and JSON of it plus the ``extra`` tables (NaN as null)."""
+    left, right = st.columns(2)
+    left.download_button("Download CSV", table.to_csv(index=False).encode(),
+                         file_name=f"{stem}.csv", mime="text/csv", key=f"{stem}_csv",
+                         on_click="ignore")
+    frames = {"rows": table, **(extra or {})}
+    document = {name: json.loads(frame.to_json(orient="records")) for name, frame in frames.items()}
+    right.download_button("Download JSON", json.dumps(document, indent=1).encode(),
+                          file_name=f"{stem}.json", mime="application/json",
+                          key=f"{stem}_json", on_click="ignore")
+
+
+def progress_bar(label: str) -> Callable[[int, int], None]:
+    """A fresh progress bar and the ``progress(done, total)`` callback that moves it."""
+    bar = st.progress(0.0, text=label)
+
+    def update(done: int, total: int) -> None:
+        if done >= total:
+            bar.empty()
+        else:
+            bar.progress(done / max(total, 1), text=f"{label} {done}/{total}")
+
+    return update
+
+
+def skipped_note(skipped: dict[str, str]) -> None:
+    """Say which policies could not run, and why, without hiding the others."""
+    for name, why in skipped.items():
+        st.warning(f"`{name}` was left out: {why}")

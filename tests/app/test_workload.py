@@ -1,0 +1,78 @@
+"""Workload: generating, uploading (good and bad CSVs) and what the page shows."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import open_app, texts
+
+from lab import state
+
+GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
+BAD = b"submit_time,runtime_1gpu,model\n0,3600,bert\n60,-5,bert\n90,100,resnet9000\n"
+
+
+def jobs_card(at) -> str:
+    return next(m.value for m in at.metric if m.label == "jobs")
+
+
+def test_generated_workload_is_shown_with_charts() -> None:
+    at = open_app("workload")
+    assert not at.exception
+    assert jobs_card(at) == "40"
+    assert len(at.get("plotly_chart")) >= 4
+    assert at.dataframe[0].value.shape[0] == 40
+
+
+def test_sliders_regenerate_the_workload() -> None:
+    at = open_app("workload")
+    at.slider(key="w_jobs").set_value(60).run()
+    assert not at.exception
+    assert jobs_card(at) == "60"
+    at.selectbox(key="w_sizes").set_value("philly").run()
+    assert "philly" in at.header[0].value
+
+
+def test_good_upload_becomes_the_workload() -> None:
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("mine.csv", GOOD, "text/csv")).run()
+    assert not at.exception
+    assert "Loaded mine.csv" in texts(at)
+    assert jobs_card(at) == "2"
+    assert at.header[0].value == "mine"
+
+
+def test_bad_upload_names_row_and_column_and_keeps_the_workload() -> None:
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("mine.csv", GOOD, "text/csv")).run()
+    at.file_uploader(key="upload_csv").set_value(("broken.csv", BAD, "text/csv")).run()
+    assert not at.exception
+    message = at.error[0].value
+    assert "row 3, column 'runtime_1gpu'" in message
+    assert "row 4, column 'model'" in message
+    assert "previous workload is kept" in message
+    assert jobs_card(at) == "2"
+
+
+def test_trace_import_by_upload() -> None:
+    pollux = b"name,time,application,num_replicas,batch_size\nj1,0,cifar10,2,256\n"
+    at = open_app("workload")
+    at.file_uploader(key="upload_trace").set_value(("w.csv", pollux, "text/csv")).run()
+    assert not at.exception
+    assert jobs_card(at) == "1"
+
+
+def test_link_settings_are_applied_and_bad_ones_reported() -> None:
+    at = open_app("workload", jobs=30, load="9")
+    assert jobs_card(at) == "30"
+    assert at.query_params["load"] == "0.85"
+
+
+def test_bundled_reference_trace_loads() -> None:
+    if not state.REFERENCE_DATA.is_dir():
+        pytest.skip("../shared/data is not here")
+    at = open_app("workload")
+    at.selectbox(key="reference_file").set_value("pollux/workloads/workload-6.csv")
+    at.button(key="reference_load").click().run()
+    assert not at.exception
+    assert at.header[0].value == "workload-6"
+    assert jobs_card(at) == "160"

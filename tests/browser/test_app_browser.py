@@ -1,0 +1,234 @@
+"""The real app in headless Chromium: every page, its main buttons, charts, isolation.
+
+Starts ``streamlit run app.py`` on a free port, drives it with Playwright, saves a
+screenshot per page in ``artifacts/screenshots/`` and checks that no page shows a
+Streamlit exception. Skips when Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "artifacts" / "screenshots"
+ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+SMALL = "?jobs=40"
+"""Small workloads keep the run fast on a two-core CI machine."""
+WAIT_MS = 60_000
+GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
+BAD = b"submit_time,runtime_1gpu,model\n0,3600,bert\n60,-5,bert\n"
+
+sync_api = pytest.importorskip("playwright.sync_api")
+if not CHROMIUM.exists():
+    pytest.skip("chromium is not installed at /usr/bin/chromium", allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """The app served on a free port, stopped after the module's tests."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+        if process.poll() is not None:
+            pytest.fail(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
+    else:
+        process.kill()
+        pytest.fail("streamlit did not become healthy in 90 s")
+    yield url
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    yield context.new_page()
+    context.close()
+
+
+def open_page(page: object, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("h1", timeout=WAIT_MS)
+    settle(page)
+
+
+def settle(page: object) -> None:
+    """Wait until the script run ends and the widgets' lazily loaded code has arrived."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+        timeout=WAIT_MS,
+    )
+    page.wait_for_load_state("networkidle", timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=WAIT_MS
+    )
+
+
+def plots(page: object, at_least: int) -> None:
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.js-plotly-plot').length >= {at_least}",
+        timeout=WAIT_MS,
+    )
+
+
+def no_exception(page: object) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def shoot(page: object, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def metric(page: object, label: str) -> str:
+    card = page.locator('[data-testid="stMetric"]', has_text=label).first
+    return card.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def upload(page: object, name: str, data: bytes) -> None:
+    page.get_by_role("tab", name="Upload CSV").click()
+    field = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
+    field.set_input_files({"name": name, "mimeType": "text/csv", "buffer": data})
+    settle(page)
+
+
+def test_home_runs_the_demo(server: str, page: object) -> None:
+    open_page(page, server + "/" + SMALL)
+    page.get_by_role("button", name="Run the demo").click()
+    plots(page, 1)
+    settle(page)
+    assert "%" in metric(page, "vs threshold-optimal")
+    no_exception(page)
+    shoot(page, "home")
+
+
+def test_workload_page_uploads_and_rejects(server: str, page: object) -> None:
+    open_page(page, server + "/workload" + SMALL)
+    plots(page, 4)
+    assert metric(page, "jobs") == "40"
+    shoot(page, "workload")
+    upload(page, "mine.csv", GOOD)
+    page.get_by_text("Loaded mine.csv").wait_for(timeout=WAIT_MS)
+    assert metric(page, "jobs") == "2"
+    upload(page, "broken.csv", BAD)
+    error = page.locator('[data-testid="stAlertContentError"]').first
+    error.wait_for(timeout=WAIT_MS)
+    assert "row 3, column 'runtime_1gpu'" in error.inner_text()
+    assert metric(page, "jobs") == "2"
+    no_exception(page)
+    shoot(page, "workload-bad-upload")
+
+
+def test_live_page_plays(server: str, page: object) -> None:
+    open_page(page, server + "/live" + SMALL + "&policy=drl")
+    plots(page, 2)
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+        ".some(m => m.innerText.includes('jobs done') && !m.innerText.includes('0 / 40'))",
+        timeout=WAIT_MS,
+    )
+    page.wait_for_timeout(1000)
+    page.wait_for_function(  # a frame whose Gantt bars are drawn
+        "() => document.querySelectorAll('.js-plotly-plot .bars path').length > 0",
+        timeout=WAIT_MS,
+    )
+    shoot(page, "live")
+    page.get_by_role("button", name="Pause").click()
+    settle(page)
+    no_exception(page)
+
+
+def test_compare_page_runs(server: str, page: object) -> None:
+    open_page(page, server + "/compare" + SMALL)
+    page.get_by_role("button", name="Run comparison").click()
+    plots(page, 5)
+    settle(page)
+    no_exception(page)
+    shoot(page, "compare")
+
+
+@pytest.mark.parametrize("path, charts", [("train", 0), ("about", 1)])
+def test_other_pages_render(server: str, page: object, path: str, charts: int) -> None:
+    open_page(page, f"{server}/{path}{SMALL}")
+    if charts:
+        plots(page, charts)
+    no_exception(page)
+    shoot(page, path)
+
+
+def test_two_sessions_do_not_share_workloads(server: str, browser: object) -> None:
+    first, second = browser.new_context(), browser.new_context()
+    try:
+        a, b = first.new_page(), second.new_page()
+        open_page(a, server + "/workload" + SMALL)
+        open_page(b, server + "/workload" + SMALL)
+        upload(a, "mine.csv", GOOD)
+        a.get_by_text("Loaded mine.csv").wait_for(timeout=WAIT_MS)
+        for link in ("About", "Workload"):  # the same session of b reruns its pages
+            b.locator('[data-testid="stSidebarNavLink"]', has_text=link).click()
+            b.wait_for_selector("h1", timeout=WAIT_MS)
+            settle(b)
+        assert metric(a, "jobs") == "2"
+        assert metric(b, "jobs") == "40"
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_shared_link_reopens_the_same_demo(server: str, page: object) -> None:
+    open_page(page, server + "/live" + SMALL + "&policy=sjf-knee&nodes=8&seed=3")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert "8x4 (32 GPUs)" in sidebar.inner_text()
+    policy = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first
+    shown = policy.evaluate("e => e.innerText + [...e.querySelectorAll('input')]"
+                            ".map(i => i.value + i.getAttribute('aria-label')).join(' ')")
+    assert "sjf-knee" in shown
+    assert "seed=3" in page.url and "policy=sjf-knee" in page.url
+    no_exception(page)

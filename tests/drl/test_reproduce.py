@@ -1,0 +1,19 @@
+"""``reproduce`` end to end on one tiny cell (the real table takes minutes)."""
+
+from __future__ import annotations
+
+from engine.cli.reproduce import Cell, evaluate, format_report
+from engine.cluster import Cluster
+from engine.workload import GeneratorConfig
+
+
+def test_one_tiny_cell_reports_every_policy_and_the_reduction():
+    cell = Cell("tiny", Cluster(2, 4), [0, 1], GeneratorConfig(jobs=15, load=0.9))
+    report = evaluate([cell], processes=1)
+    (row,) = report["cells"]
+    assert {"drl", "threshold-optimal", "sjf-knee"} <= set(row["policies"])
+    drl, threshold = row["policies"]["drl"]["mean"], row["policies"]["threshold-optimal"]["mean"]
+    assert row["reduction_vs_threshold_optimal"] == 1 - drl / threshold
+    assert report["average_reduction_vs_threshold_optimal"] == row["reduction_vs_threshold_optimal"]
+    text = format_report(report)
+    assert "tiny" in text and "threshold-optimal" in text and "average reduction" in text

@@ -1,0 +1,52 @@
+"""The ``drl`` policy: shipped weights, an in-memory model, explanations, and a real
+regression test of the artifact against the oracle-tuned threshold baseline."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cluster import Cluster
+from engine.compare import run_policy
+from engine.drl.network import ActorCritic
+from engine.drl.pretrained import shipped_policy
+from engine.policies import make_policy
+from engine.policies.drl import DrlPolicy
+from engine.simulator import simulate
+from engine.workload import GeneratorConfig, generate, to_jobs
+
+# seed 424242 is below the training seeds (1,000,000+), so training never saw it
+CLUSTER = Cluster(8, 4)
+JOBS = to_jobs(generate(GeneratorConfig(jobs=80, load=0.9, seed=424_242), CLUSTER), CLUSTER)
+
+
+def test_shipped_policy_beats_threshold_optimal_on_an_unseen_workload():
+    drl = run_policy("drl", JOBS, CLUSTER).summary.avg_jct
+    threshold = run_policy("threshold-optimal", JOBS, CLUSTER).summary.avg_jct
+    assert drl < 0.9 * threshold, (drl, threshold)
+
+
+def test_every_start_explains_itself():
+    result = simulate(JOBS, CLUSTER, make_policy("drl"))
+    info = result.decisions["info"].iloc[0]
+    assert {"probabilities", "wait"} <= set(info)
+    job_id, gpus, p = info["probabilities"][0]
+    assert isinstance(job_id, str) and gpus >= 1 and 0 < p <= 1
+    assert sum(q for *_, q in info["probabilities"]) + info["wait"] <= 1 + 1e-6
+
+
+def test_an_in_memory_model_replaces_the_shipped_one():
+    model = ActorCritic(hidden=8)
+    result = simulate(JOBS[:20], CLUSTER, DrlPolicy(model))
+    assert result.summary.completed == 20
+
+
+def test_shipped_weights_load_once():
+    assert shipped_policy() is shipped_policy()
+    assert shipped_policy().card["spec"]["spec_version"] >= 1
+
+
+@pytest.mark.parametrize("nodes, per_node", [(2, 4), (32, 8)])
+def test_runs_on_small_and_large_clusters(nodes, per_node):
+    cluster = Cluster(nodes, per_node)
+    jobs = to_jobs(generate(GeneratorConfig(jobs=30, seed=7), cluster), cluster)
+    assert simulate(jobs, cluster, DrlPolicy()).summary.completed == 30

@@ -1,0 +1,134 @@
+"""engine.compare and the ``compare`` command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from factories import make_job
+
+from engine.cli import main
+from engine.cluster import Cluster
+from engine.compare import METRICS, compare, run_policy, summarize_comparison
+from engine.workload import GeneratorConfig
+
+CLUSTER = Cluster(2, 2)
+
+
+def _workload(shift: float):
+    return [make_job(i, shift + 4.0 * i, 60 + 25 * i, requested=1 + i % 3) for i in range(8)]
+
+
+WORKLOADS = {0: _workload(0.0), 1: _workload(1.5)}
+
+
+def test_one_row_per_policy_and_seed_matching_single_runs():
+    table = compare(["fifo-request", "threshold-optimal"], WORKLOADS, CLUSTER)
+    assert list(table.columns) == ["policy", "seed", *METRICS]
+    assert table[["policy", "seed"]].values.tolist() == [
+        ["fifo-request", 0],
+        ["threshold-optimal", 0],
+        ["fifo-request", 1],
+        ["threshold-optimal", 1],
+    ]
+    for row in table.itertuples():
+        alone = run_policy(row.policy, WORKLOADS[row.seed], CLUSTER, row.seed).summary
+        assert row.avg_jct == alone.avg_jct
+        assert row.makespan == alone.makespan
+
+
+def test_sweep_records_per_seed():
+    table = compare(["threshold-optimal"], WORKLOADS, CLUSTER)
+    sweep = table.attrs["threshold_sweep"]
+    assert len(sweep) == 2 * 38
+    for seed in (0, 1):
+        mine = [r for r in sweep if r["seed"] == seed]
+        best = [r for r in mine if r["best"]]
+        assert len(best) == 1
+        assert best[0]["avg_jct"] == min(r["avg_jct"] for r in mine)
+        assert best[0]["avg_jct"] == table.loc[table["seed"] == seed, "avg_jct"].item()
+
+
+def test_progress_counts_every_run():
+    calls = []
+    compare(
+        ["fifo-request", "threshold-optimal"],
+        {0: _workload(0.0)},
+        CLUSTER,
+        progress=lambda d, t: calls.append((d, t)),
+    )
+    assert calls == [(done, 39) for done in range(40)]
+
+
+def test_seeds_are_generated():
+    table = compare(["knee"], [3, 4], Cluster(2, 4), config=GeneratorConfig(jobs=15))
+    assert table["seed"].tolist() == [3, 4]
+    assert table["avg_jct"].nunique() == 2
+
+
+def test_worker_processes_give_the_same_rows():
+    policies = ["fifo-backfill", "threshold-optimal"]
+    serial = compare(policies, WORKLOADS, CLUSTER, processes=1)
+    parallel = compare(policies, WORKLOADS, CLUSTER, processes=2)
+    assert serial.equals(parallel)
+    assert serial.attrs == parallel.attrs
+
+
+def test_summary_mean_and_t_interval():
+    # avg_jct 10, 20, 30: mean 20, sample sd 10, sem 10/sqrt(3); t(0.975, 2 dof) = 4.3027
+    # -> half-width 24.84. One seed gives no interval.
+    rows = [{"policy": "a", "seed": s, "avg_jct": v} for s, v in enumerate((10.0, 20.0, 30.0))]
+    rows.append({"policy": "b", "seed": 0, "avg_jct": 5.0})
+    summary = summarize_comparison(pd.DataFrame(rows), metrics=["avg_jct"])
+    assert summary["policy"].tolist() == ["b", "a"]  # best mean first
+    a = summary.set_index("policy").loc["a"]
+    assert a["runs"] == 3
+    assert a["avg_jct_mean"] == 20
+    assert a["avg_jct_ci95"] == pytest.approx(4.302653 * 10 / np.sqrt(3), rel=1e-6)
+    assert np.isnan(summary.set_index("policy").loc["b", "avg_jct_ci95"])
+
+
+def test_cli_json_rows(capsys):
+    argv = ["compare", "--jobs", "20", "--nodes", "2", "--seeds", "2", "--json"]
+    assert main([*argv, "--policies", "fifo-request,threshold-optimal"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["policy"], r["seed"]) for r in rows] == [
+        ("fifo-request", 0),
+        ("threshold-optimal", 0),
+        ("fifo-request", 1),
+        ("threshold-optimal", 1),
+    ]
+    for row in rows:
+        assert {"policy", "seed", "avg_jct", "p95_jct", "makespan", "utilization"} <= set(row)
+    sweep = rows[1]["threshold_sweep"]
+    assert len(sweep) == 38
+    assert set(sweep[0]) == {"signal", "T", "avg_jct", "best"}
+    assert "threshold_sweep" not in rows[0]
+
+
+def test_cli_table_sorted_by_avg_jct(capsys):
+    argv = ["compare", "--jobs", "20", "--nodes", "2", "--seeds", "2"]
+    assert main([*argv, "--policies", "fifo-request,sjf-knee,knee"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[1].split()[0] == "policy"
+    names = [line.split()[0] for line in lines[2:5]]
+    assert sorted(names) == ["fifo-request", "knee", "sjf-knee"]
+    means = [float(line.split()[1].replace(",", "")) for line in lines[2:5]]
+    assert means == sorted(means)
+    assert "±" in lines[2]
+
+
+def test_cli_unknown_policy_is_a_readable_error(capsys):
+    assert main(["compare", "--jobs", "5", "--policies", "fifo-request,nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown policy 'nope'; known: fifo-request")
+    assert "Traceback" not in err
+
+
+def test_simulate_cli_runs_tuned_policies(capsys):
+    argv = ["simulate", "--jobs", "15", "--nodes", "2", "--policy", "threshold-optimal", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["policy"] == "threshold-optimal"

@@ -1,0 +1,54 @@
+"""engine.views: the Gantt slots are a valid picture of the run, and figures build."""
+
+from __future__ import annotations
+
+from engine.cluster import Cluster
+from engine.compare import run_policy
+from engine.policies import make_policy
+from engine.simulator import Simulator
+from engine.views import GpuRows, format_info, gantt_figure, timeline_figure
+from engine.workload import GeneratorConfig, generate, to_jobs
+
+
+def simulated(cluster: Cluster) -> Simulator:
+    jobs = to_jobs(generate(GeneratorConfig(jobs=80, load=1.2), cluster), cluster)
+    sim = Simulator(jobs, cluster, make_policy("sjf-knee"), 0)
+    sim.run()
+    return sim
+
+
+def test_gpu_rows_never_overlap_and_cover_every_gpu_of_every_run() -> None:
+    cluster = Cluster(4, 4)
+    sim = simulated(cluster)
+    rows = GpuRows(cluster)
+    rows.add(sim.finished[: len(sim.finished) // 2])  # incrementally, as the live page does
+    rows.add(sim.finished)
+    busy: dict[int, list[tuple[float, float]]] = {}
+    per_node: dict[int, dict[int, int]] = {}
+    for index, first, length in rows.segments:
+        run = rows.runs[index]
+        counts = per_node.setdefault(index, {})
+        for row in range(first, first + length):
+            counts[row // 4] = counts.get(row // 4, 0) + 1
+            for start, end in busy.get(row, []):
+                assert run.end <= start + 1e-9 or end <= run.start + 1e-9
+            busy.setdefault(row, []).append((run.start, run.end))
+    assert per_node == {run.job.index: dict(run.placement) for run in sim.finished}
+
+
+def test_live_figures_build_without_validation_errors() -> None:
+    cluster = Cluster(4, 4)
+    sim = simulated(cluster)
+    rows = GpuRows(cluster)
+    rows.add(sim.finished)
+    fig = gantt_figure(rows, sim.now / 2, colour_by="job")
+    fig.to_dict()
+    assert fig.data and all(bar.type == "bar" for bar in fig.data)
+    result = run_policy("fifo-request", sim.jobs, cluster)
+    assert len(timeline_figure({"a": result.timeline}, 16).data) == 2
+
+
+def test_format_info_reads_drl_probabilities() -> None:
+    info = {"probabilities": [("j1", 8, 0.7), ("j2", 4, 0.2)], "wait": 0.1}
+    assert format_info(info) == "j1×8 70%, j2×4 20%; wait 10%"
+    assert format_info(None) == ""
