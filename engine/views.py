@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 
 from engine.cluster import Cluster
 from engine.policies.base import RunningJob
+from engine.simulator.results import Decision, decision_table
 from engine.speedup.table import speedup_table
 from engine.workload.models import speedup_models
 
@@ -386,21 +387,24 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def decision_log(decisions: Sequence[Any], last: int = 50) -> pd.DataFrame:
+def decision_log(decisions: Sequence[Decision], last: int = 50) -> pd.DataFrame:
     """The latest scaling decisions, newest first, as the table the app shows."""
-    recent = decisions[-last:][::-1]
-    return pd.DataFrame(
-        {
-            "time (s)": [round(d.time, 1) for d in recent],
-            "job": [d.job.job_id for d in recent],
-            "model": [d.job.model for d in recent],
-            "requested": [d.job.requested_gpus for d in recent],
-            "GPUs chosen": [d.gpus for d in recent],
-            "nodes": [d.nodes for d in recent],
-            "free before": [d.free for d in recent],
-            "why": [format_info(d.info) for d in recent],
-        }
-    )
+    table = decision_table(decisions[-last:][::-1])
+    table["time"] = table["time"].round(1)
+    table["info"] = table["info"].map(format_info)
+    return table.rename(columns=DECISION_LABELS)
+
+
+DECISION_LABELS = {
+    "time": "time (s)",
+    "job_id": "job",
+    "model": "model",
+    "requested_gpus": "requested",
+    "gpus": "GPUs chosen",
+    "nodes": "nodes",
+    "free_gpus": "free before",
+    "info": "why",
+}
 
 
 def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFrame:

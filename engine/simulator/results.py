@@ -131,18 +131,23 @@ def build_result(
         summary=summarize(table, ideal, cluster),
         jobs=table,
         timeline=_timeline_frame(timeline),
-        decisions=pd.DataFrame(
-            {
-                "time": [d.time for d in decisions],
-                "job_id": [d.job.job_id for d in decisions],
-                "model": [d.job.model for d in decisions],
-                "requested_gpus": [d.job.requested_gpus for d in decisions],
-                "gpus": [d.gpus for d in decisions],
-                "nodes": [d.nodes for d in decisions],
-                "free_gpus": [d.free for d in decisions],
-                "info": [d.info for d in decisions],
-            }
-        ),
+        decisions=decision_table(decisions),
+    )
+
+
+def decision_table(decisions: Sequence[Decision]) -> pd.DataFrame:
+    """The decision log as a table, one row per start."""
+    return pd.DataFrame(
+        {
+            "time": [d.time for d in decisions],
+            "job_id": [d.job.job_id for d in decisions],
+            "model": [d.job.model for d in decisions],
+            "requested_gpus": [d.job.requested_gpus for d in decisions],
+            "gpus": [d.gpus for d in decisions],
+            "nodes": [d.nodes for d in decisions],
+            "free_gpus": [d.free for d in decisions],
+            "info": [d.info for d in decisions],
+        }
     )
 
 

@@ -63,13 +63,13 @@ class _Greedy(Policy):
 
 def test_over_allocation_is_refused():
     jobs = [make_job(0, 0, 10), make_job(1, 0, 10)]
-    with pytest.raises(PolicyError, match="only 1 are free|only 0 are free"):
+    with pytest.raises(PolicyError, match=r"only [01] are free"):
         simulate(jobs, Cluster(1, 4), _Greedy(3))
 
 
 def test_allocation_outside_bounds_is_refused():
     jobs = [make_job(0, 0, 10, max_gpus=2)]
-    with pytest.raises(PolicyError, match="accepts 1..2"):
+    with pytest.raises(PolicyError, match=r"accepts 1\.\.2"):
         simulate(jobs, Cluster(1, 4), _Greedy(4))
 
 
