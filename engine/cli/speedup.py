@@ -1,0 +1,37 @@
+"""``speedup``: the speedup and efficiency table the app plots, per model and GPU count."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.cli.common import positive_int, print_json
+from engine.speedup import MODEL_NAMES, get_model
+from engine.speedup.table import speedup_table
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "speedup", help="speedup and efficiency of each model for 1..N GPUs (packed)"
+    )
+    parser.add_argument(
+        "--models", default="all", help=f"comma-separated, from {', '.join(MODEL_NAMES)}"
+    )
+    parser.add_argument("--max-gpus", type=positive_int, default=64, help="largest GPU count")
+    parser.add_argument("--gpus-per-node", type=positive_int, default=4, help="GPUs per node")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    names = MODEL_NAMES if args.models == "all" else tuple(args.models.split(","))
+    table = speedup_table(
+        {name: get_model(name) for name in names}, args.max_gpus, args.gpus_per_node
+    )
+    if args.json:
+        print_json(table.to_dict(orient="records"))
+        return 0
+    wide = table.pivot(index="gpus", columns="model", values="speedup")[list(names)]
+    shown = wide.loc[[k for k in (1, 2, 4, 8, 16, 32, 64, 128, 256) if k <= args.max_gpus]]
+    print(f"speedup vs 1 GPU on packed {args.gpus_per_node}-GPU nodes")
+    print(shown.round(2).to_string())
+    return 0
