@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cluster import Cluster, Placement, pack
 from engine.job import Job
 
 
-@dataclass(frozen=True, slots=True)
-class RunningJob:
-    """A job holding ``gpus`` GPUs on ``placement`` from ``start`` until ``end``."""
+class RunningJob(NamedTuple):
+    """A job holding ``gpus`` GPUs on ``placement`` from ``start`` until ``end``.
+
+    A named tuple rather than a dataclass: one is made per start, and tuples are the
+    cheapest immutable record Python has.
+    """
 
     job: Job
     gpus: int
@@ -35,7 +38,9 @@ class SchedulerView:
     """Everything a policy may look at. ``waiting`` is in arrival (FIFO) order.
 
     The collections are live read-only views of the simulator's state (copying them at
-    every event would make long runs quadratic); a policy must not mutate or keep them.
+    every event would make long runs quadratic), and the simulator refreshes one view
+    object per run rather than building one per event: a policy must not mutate or keep
+    it past the call.
     """
 
     time: float

@@ -48,6 +48,14 @@ class Simulator:
         self.timeline: list[tuple[float, int, int, int]] = []
         self._busy = 0
         self._events = EventQueue()
+        self._view = SchedulerView(
+            time=0.0,
+            cluster=cluster,
+            waiting=self.waiting.values(),
+            running=self.running.values(),
+            free_per_node=self.free_per_node,
+            free_gpus=cluster.total_gpus,
+        )
         for job in self.jobs:
             if job.min_gpus > cluster.total_gpus:
                 raise PolicyError(
@@ -72,14 +80,11 @@ class Simulator:
         return self._busy
 
     def view(self) -> SchedulerView:
-        return SchedulerView(
-            time=self.now,
-            cluster=self.cluster,
-            waiting=self.waiting.values(),
-            running=self.running.values(),
-            free_per_node=self.free_per_node,
-            free_gpus=self.cluster.total_gpus - self._busy,
-        )
+        """The policy's window on the state: one live object, refreshed, not rebuilt."""
+        view = self._view
+        view.time = self.now
+        view.free_gpus = self.cluster.total_gpus - self._busy
+        return view
 
     # -- low-level moves (the RL environment drives these directly) ---------------------
     def advance(self) -> bool:
@@ -114,21 +119,16 @@ class Simulator:
                 f"the policy gave {gpus}"
             )
         free_before = self.cluster.total_gpus - self._busy
-        if gpus > free_before:
-            placement = None
-        elif placement is None:
-            placement = pack(self.free_per_node, gpus)
-        elif not self._fits(placement, gpus):
-            raise PolicyError(
-                f"job {job.job_id} was placed on {placement}, which does not match {gpus} "
-                f"free GPUs of {self.free_per_node}"
-            )
         if placement is None:
-            raise PolicyError(
-                f"job {job.job_id} was given {gpus} GPUs but only {free_before} are free"
-            )
-        for node, count in placement:
-            self.free_per_node[node] -= count
+            placement = pack(self.free_per_node, gpus) if gpus <= free_before else None
+            if placement is None:
+                raise PolicyError(
+                    f"job {job.job_id} was given {gpus} GPUs but only {free_before} are free"
+                )
+            for node, count in placement:
+                self.free_per_node[node] -= count
+        else:
+            self._claim(job, gpus, placement)
         self._busy += gpus
         end = self.now + job.runtime(gpus, len(placement))
         run = RunningJob(job, gpus, placement, self.now, end)
@@ -138,13 +138,27 @@ class Simulator:
         self.decisions.append(Decision(self.now, job, gpus, len(placement), free_before, info))
         return run
 
-    def _fits(self, placement: Placement, gpus: int) -> bool:
+    def _claim(self, job: Job, gpus: int, placement: Placement) -> None:
+        """Take a policy-pinned placement, refusing one that is not free or not ``gpus``."""
         free = self.free_per_node
-        nodes = {node for node, _ in placement}
-        return (
-            len(nodes) == len(placement)
-            and sum(count for _, count in placement) == gpus
-            and all(0 <= node < len(free) and 0 < count <= free[node] for node, count in placement)
+        shares = dict(placement)  # built-in calls only: this runs once per start
+        valid = (
+            len(shares) == len(placement)
+            and sum(shares.values()) == gpus
+            and min(shares.values()) > 0
+            and min(shares) >= 0
+            and max(shares) < len(free)
+        )
+        if valid:
+            for node, count in placement:
+                free[node] -= count
+            if min(free) >= 0:
+                return
+            for node, count in placement:
+                free[node] += count
+        raise PolicyError(
+            f"job {job.job_id} was placed on {placement}, which is not {gpus} free GPUs "
+            f"of {free}"
         )
 
     def record(self) -> None:

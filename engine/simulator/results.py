@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -18,9 +18,11 @@ from engine.job import Job
 from engine.policies.base import RunningJob
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """One scaling decision: at ``time`` job got ``gpus`` on ``nodes`` with ``free`` free."""
+class Decision(NamedTuple):
+    """One scaling decision: at ``time`` job got ``gpus`` on ``nodes`` with ``free`` free.
+
+    A named tuple, like :class:`RunningJob`: one is logged per start.
+    """
 
     time: float
     job: Job

@@ -116,3 +116,29 @@ def test_timeline_and_decision_log():
         [0, "j0", 4, 4],
         [25, "j1", 2, 4],
     ]
+
+
+class _Pinned(Policy):
+    name = "pinned"
+
+    def __init__(self, placement) -> None:
+        self.placement = placement
+
+    def schedule(self, view):
+        job = next(iter(view.waiting))
+        return [Allocation(job, 2, placement=self.placement)]
+
+
+def test_a_pinned_placement_is_used_as_given():
+    result = simulate([make_job(0, 0, 10, requested=2)], Cluster(2, 2), _Pinned(((0, 1), (1, 1))))
+    assert result.jobs["nodes"][0] == 2
+
+
+@pytest.mark.parametrize(
+    "placement",
+    [((0, 3),), ((0, 1), (0, 1)), ((5, 2),), ((0, 1),), ((0, 2), (1, 0))],
+    ids=["over-node", "same-node-twice", "no-such-node", "too-few", "empty-share"],
+)
+def test_a_bad_pinned_placement_is_refused(placement):
+    with pytest.raises(PolicyError, match="is not 2 free GPUs"):
+        simulate([make_job(0, 0, 10, requested=2)], Cluster(2, 2), _Pinned(placement))
