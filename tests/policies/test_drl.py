@@ -31,7 +31,7 @@ def test_every_start_explains_itself():
     assert {"probabilities", "wait"} <= set(info)
     job_id, gpus, p = info["probabilities"][0]
     assert isinstance(job_id, str) and gpus >= 1 and 0 < p <= 1
-    assert sum(q for *_, q in info["probabilities"]) + info["wait"] <= 1 + 1e-6
+    assert sum(q for *_, q in info["probabilities"]) + info["wait"] <= 1 + 1e-3  # rounded
 
 
 def test_an_in_memory_model_replaces_the_shipped_one():
