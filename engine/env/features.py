@@ -31,9 +31,6 @@ from engine.env.spec import (
     LEVEL_GPUS,
     LEVELS,
     OBS_BOUND,
-    OBS_SIZE,
-    PER_JOB,
-    WAIT,
     WINDOW,
 )
 from engine.job import Job
@@ -87,13 +84,45 @@ def level_gpus(job: Job, total_gpus: int) -> tuple[tuple[int, int], ...]:
     return _levels(job.min_gpus, job.max_gpus, total_gpus)
 
 
+def _stats(job: Job, gpus: int, nodes: int) -> tuple[float, float, float, float]:
+    """(efficiency, log2(speedup) / 8, log(run time), speedup x efficiency) of a placement."""
+    runtime = job.runtime(gpus, nodes)
+    speedup = job.runtime_1gpu / runtime
+    eff = speedup / gpus
+    return eff, log2(speedup) / _LOG2_MAX, log(runtime), speedup * eff
+
+
+@dataclass(frozen=True, eq=False)
+class _LevelTable:
+    """A job's levels as arrays over all ``LEVELS`` (zeros where a level is not allowed).
+
+    What does not change from one event to the next, worked out once per job: the GPU
+    counts and the stats (rows of :func:`_stats`) on the packed placement and on one
+    node (used only when the count fits on one node, where they are exact).
+    """
+
+    gpus: np.ndarray
+    allowed: np.ndarray
+    packed: np.ndarray  # (4, LEVELS)
+    single: np.ndarray  # (4, LEVELS)
+
+
 @lru_cache(maxsize=16384)
-def _packed_levels(job: Job, total_gpus: int, per_node: int) -> tuple[tuple[int, int, float], ...]:
-    """(level, GPU count, run time on the packed placement): what does not change per event."""
-    return tuple(
-        (level, g, job.runtime(g, packed_nodes(g, per_node)))
-        for level, g in level_gpus(job, total_gpus)
-    )
+def _level_table(job: Job, total_gpus: int, per_node: int) -> _LevelTable:
+    gpus = np.zeros(LEVELS, dtype=np.int64)
+    packed = np.zeros((4, LEVELS))
+    single = np.zeros((4, LEVELS))
+    for level, g in level_gpus(job, total_gpus):
+        gpus[level] = g
+        packed[:, level] = _stats(job, g, packed_nodes(g, per_node))
+        single[:, level] = _stats(job, g, 1)
+    return _LevelTable(gpus, gpus > 0, packed, single)
+
+
+_EMPTY = _LevelTable(
+    np.zeros(LEVELS, dtype=np.int64), np.zeros(LEVELS, dtype=bool),
+    np.zeros((4, LEVELS)), np.zeros((4, LEVELS)),
+)
 
 
 def window(waiting: Collection[Job]) -> list[Job]:
@@ -118,8 +147,9 @@ def observe(
 ) -> DecisionPoint:
     """Features, mask and action meanings at this decision point.
 
-    Built in a Python list and converted once: per-element numpy writes would cost
-    several times more, and this runs at every decision of the deployed policy.
+    The (job, level) features are computed as arrays over the whole window, from
+    per-job tables cached across events: this runs at every decision of the deployed
+    policy, which has 0.2 ms for it.
     """
     total = cluster.total_gpus
     gpn = cluster.gpus_per_node
@@ -132,16 +162,12 @@ def observe(
     wide = max(free, 1)
     log_tau = log(tau)
 
-    obs = [0.0] * OBS_SIZE
-    gpus = [0] * (WINDOW * LEVELS)
-    valid = [False] * (WINDOW * LEVELS)
-    efficiency = [0.0] * (WINDOW * LEVELS)
+    job_obs = [0.0] * (WINDOW * JOB_FEATURES)
     first_startable = True
     for slot, job in enumerate(jobs):
-        base = slot * PER_JOB
         r1 = job.runtime_1gpu
         startable = job.min_gpus <= free
-        obs[base : base + JOB_FEATURES] = (
+        job_obs[slot * JOB_FEATURES : (slot + 1) * JOB_FEATURES] = (
             1.0,
             slot / WINDOW,
             float(startable and first_startable),
@@ -154,34 +180,35 @@ def observe(
             min(job.requested_gpus / wide, 4.0) / 4.0,
         )
         first_startable = first_startable and not startable
-        knees = []
-        for level, g, packed_runtime in _packed_levels(job, total, gpn):
-            fits = g <= free
-            if not fits:
-                runtime = packed_runtime
-            elif g <= max_free:
-                runtime = job.runtime(g, 1)
-            else:
-                runtime = job.runtime(g, bisect_left(cumulative, g) + 1)
-            speedup = r1 / runtime
-            eff = speedup / g
-            action = slot * LEVELS + level
-            gpus[action], valid[action], efficiency[action] = g, fits, eff
-            at = base + JOB_FEATURES + level * LEVEL_FEATURES
-            obs[at : at + LEVEL_FEATURES - 1] = (
-                float(fits),
-                1.0,
-                eff,
-                log2(speedup) / _LOG2_MAX,
-                g / total,
-                min(g / wide, 2.0) / 2.0,
-                (log(runtime) - log_tau) / 3.0,
-            )  # the last feature, the knee score relative to the job's best that fits, below
-            knees.append((at + LEVEL_FEATURES - 1, speedup * eff, fits))
-        best_knee = max((k for _, k, fits in knees if fits), default=0.0)
-        if best_knee > 0:
-            for at, knee, _ in knees:
-                obs[at] = knee / best_knee
+
+    # the (job, level) features, as (WINDOW, LEVELS) arrays
+    tables = [_level_table(job, total, gpn) for job in jobs]
+    tables += [_EMPTY] * (WINDOW - len(tables))
+    gpus = np.array([t.gpus for t in tables])  # np.array: 3x cheaper than np.stack here
+    allowed = np.array([t.allowed for t in tables])
+    valid = allowed & (gpus <= free)
+    on_one_node = valid & (gpus <= max_free)
+    stats = np.where(on_one_node[:, None, :], np.array([t.single for t in tables]),
+                     np.array([t.packed for t in tables]))
+    for slot, level in zip(*np.nonzero(valid & ~on_one_node), strict=True):
+        g = int(gpus[slot, level])  # spread over nodes: placement-dependent
+        stats[slot, :, level] = _stats(jobs[slot], g, bisect_left(cumulative, g) + 1)
+    eff, log_speedup, log_runtime, knee = stats.transpose(1, 0, 2)
+    best_knee = np.where(valid, knee, 0.0).max(axis=1, keepdims=True)
+    relative_knee = np.divide(knee, best_knee, out=np.zeros_like(knee), where=best_knee > 0)
+    level_obs = np.array(
+        [
+            valid,
+            allowed,
+            eff,
+            log_speedup,
+            gpus / total,
+            np.minimum(gpus / wide, 2.0) / 2.0,
+            np.where(allowed, (log_runtime - log_tau) / 3.0, 0.0),
+            np.where(allowed, relative_knee, 0.0),
+        ],
+        dtype=np.float64,
+    ).transpose(1, 2, 0)  # (WINDOW, LEVELS, LEVEL_FEATURES)
 
     horizons = [h * tau for h in _HORIZONS]
     freed = [0.0] * len(horizons)
@@ -196,7 +223,7 @@ def observe(
     if not running:
         next_end = tau
     n_waiting = len(waiting)
-    obs[WINDOW * PER_JOB :] = (
+    cluster_obs = (
         free / total,
         math.log2(total) / _LOG2_MAX,
         math.log2(gpn) / 3.0,
@@ -210,18 +237,20 @@ def observe(
         _log_ratio(max(next_end, 1e-3 * tau), tau),
         math.log1p(left_work / (total * tau)),
     )
-    array = np.clip(np.array(obs, dtype=np.float32), -OBS_BOUND, OBS_BOUND)
-
-    any_start = any(valid)
+    obs = np.concatenate(
+        [
+            np.concatenate(
+                [np.array(job_obs).reshape(WINDOW, JOB_FEATURES),
+                 level_obs.reshape(WINDOW, LEVELS * LEVEL_FEATURES)],
+                axis=1,
+            ).reshape(-1),
+            cluster_obs,
+        ]
+    ).astype(np.float32)
+    np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
     # waiting on an idle cluster while something could start would stall the run
-    mask = np.array([*valid, bool(running) or not any_start])
+    any_start = bool(valid.any())
+    mask = np.append(valid.reshape(-1), bool(running) or not any_start)
     return DecisionPoint(
-        array,
-        mask,
-        tuple(jobs),
-        np.array(gpus, dtype=np.int64).reshape(WINDOW, LEVELS),
-        mask[:WAIT].reshape(WINDOW, LEVELS),
-        np.array(efficiency, dtype=np.float32).reshape(WINDOW, LEVELS),
-        free,
-        n_waiting,
+        obs, mask, tuple(jobs), gpus, valid, eff.astype(np.float32), free, n_waiting
     )

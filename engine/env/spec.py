@@ -4,6 +4,17 @@ One fixed-size spec for every cluster from 8 to 256 GPUs: a window of ``WINDOW``
 jobs, each with ``LEVELS`` GPU-count levels (1, 2, 3, 4, 6, ..., 256), plus cluster-wide
 features. Bump ``SPEC_VERSION`` whenever a feature changes meaning, so old weights are
 refused instead of silently misread.
+
+Per job (``JOB_FEATURES``): present, slot / WINDOW, first-startable flag, log1p(wait /
+tau), log(r1 / tau), log10(r1 / 1 h), log2 of requested / min / max GPUs over 8, request
+/ free GPUs. Per (job, level) (``LEVEL_FEATURES``): fits now, allowed, efficiency and
+log2(speedup) / 8 on the placement it would get now, GPUs / cluster, GPUs / free GPUs,
+log(run time / tau), knee score (speedup x efficiency) over the job's best that fits.
+Cluster (``CLUSTER_FEATURES``): free fraction, log2 of cluster size and of GPUs per
+node, fraction of nodes fully free, largest free block / node size, waiting jobs (over
+cluster size, log1p, and beyond the window), running jobs / cluster size, GPUs freed
+within tau/16, tau/4 and tau, log(time to the next completion / tau), remaining running
+work / (cluster x tau). ``tau`` is the mean one-GPU run time of the window's jobs.
 """
 
 from __future__ import annotations
