@@ -70,7 +70,10 @@ class NumpyActor:
     def __init__(self, state_dict: Mapping[str, torch.Tensor]) -> None:
         p = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in state_dict.items()}
         first = p["encoder.0.weight"].T
-        self._job_in, self._cluster_in = first[:PER_JOB], first[PER_JOB:]
+        # the split halves as contiguous (column-major, like the other transposed weights)
+        # arrays: a strided slice costs matmul a copy at every call
+        self._job_in = np.asfortranarray(first[:PER_JOB])
+        self._cluster_in = np.asfortranarray(first[PER_JOB:])
         self._bias_in = p["encoder.0.bias"]
         self._hidden = (p["encoder.2.weight"].T, p["encoder.2.bias"])
         self._levels = (p["levels.weight"].T, p["levels.bias"])
@@ -84,8 +87,9 @@ class NumpyActor:
         h = np.tanh(jobs @ self._job_in + (cluster @ self._cluster_in + self._bias_in))
         h = np.tanh(h @ self._hidden[0] + self._hidden[1])
         present = jobs[:, :1]
-        pooled_mean = (h * present).sum(0) / max(float(present.sum()), 1.0)
-        pooled_max = (h * present - 2.0 * (1.0 - present)).max(0)
+        kept = h * present
+        pooled_mean = kept.sum(0) / max(float(present.sum()), 1.0)
+        pooled_max = (kept - 2.0 * (1.0 - present)).max(0)
         z = np.tanh(np.concatenate([pooled_mean, pooled_max, cluster]) @ self._trunk[0]
                     + self._trunk[1])
         logits = np.concatenate([(h @ self._levels[0] + self._levels[1]).reshape(-1),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from math import log, log2
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,13 +31,18 @@ from engine.env.spec import (
     LEVEL_FEATURES,
     LEVEL_GPUS,
     LEVELS,
+    N_ACTIONS,
     OBS_BOUND,
+    OBS_SIZE,
+    PER_JOB,
+    WAIT,
     WINDOW,
 )
 from engine.job import Job
 
 if TYPE_CHECKING:
     from engine.policies.base import RunningJob
+    from engine.speedup.base import SpeedupModel
 
 _LOG2_MAX = 8.0  # log2(256): the largest level
 _HORIZONS = (1 / 16, 1 / 4, 1.0)  # in units of tau: "GPUs freed soon" features
@@ -92,37 +98,117 @@ def _stats(job: Job, gpus: int, nodes: int) -> tuple[float, float, float, float]
     return eff, log2(speedup) / _LOG2_MAX, log(runtime), speedup * eff
 
 
-@dataclass(frozen=True, eq=False)
-class _LevelTable:
-    """A job's levels as arrays over all ``LEVELS`` (zeros where a level is not allowed).
+# rows of a job's level table, each over all LEVELS (zeros where a level is not allowed)
+_REACH, _GPUS, _ALLOWED, _LOG_RUNTIME, _KNEE = range(5)
+_ROWS = 5
+_EMPTY_ROWS = np.zeros((_ROWS, LEVELS))
+_EMPTY_ROWS[_REACH] = np.inf  # an empty slot: nothing fits
 
-    What does not change from one event to the next, worked out once per job: the GPU
-    counts and the stats (rows of :func:`_stats`) on the packed placement and on one
-    node (used only when the count fits on one node, where they are exact).
+
+def _level_planes(row: np.ndarray) -> np.ndarray:
+    """The (LEVELS, LEVEL_FEATURES) view of a slot's (or, 2-d, every slot's) level features."""
+    return row[..., JOB_FEATURES:].reshape(*row.shape[:-1], LEVELS, LEVEL_FEATURES)
+
+
+@dataclass(frozen=True, eq=False)
+class _Shape:
+    """What a job's levels share with every job of the same speedup model and GPU range.
+
+    ``speedups`` are on the packed placement of each distinct level (``index``, GPU
+    counts ``gpus``); ``rows`` is the level table without the job's stats, ``row`` the
+    observation row with the features that depend on nothing else.
     """
 
+    index: slice | np.ndarray
     gpus: np.ndarray
-    allowed: np.ndarray
-    packed: np.ndarray  # (4, LEVELS)
-    single: np.ndarray  # (4, LEVELS)
+    speedups: np.ndarray
+    rows: np.ndarray
+    row: np.ndarray
+
+
+def _make_shape(
+    model: SpeedupModel, min_gpus: int, max_gpus: int, total_gpus: int, per_node: int
+) -> _Shape:
+    levels = _levels(min_gpus, max_gpus, total_gpus)
+    allowed = [level for level, _ in levels]
+    index: slice | np.ndarray = np.array(allowed, dtype=np.intp)
+    if allowed and allowed[-1] - allowed[0] == len(allowed) - 1:
+        index = slice(allowed[0], allowed[-1] + 1)  # consecutive levels: cheaper to write
+    gpus = np.array([g for _, g in levels], dtype=np.float64)
+    speedups = np.array([model.speedup(g, packed_nodes(g, per_node)) for _, g in levels])
+    rows = _EMPTY_ROWS.copy()
+    rows[_REACH, index] = gpus
+    rows[_GPUS, index] = gpus
+    rows[_ALLOWED, index] = 1.0
+    row = np.zeros(PER_JOB)
+    row[0] = 1.0  # present
+    row[7] = math.log2(min_gpus) / _LOG2_MAX
+    row[8] = math.log2(min(max_gpus, total_gpus)) / _LOG2_MAX
+    planes = _level_planes(row)
+    planes[index, 1] = 1.0  # allowed
+    planes[index, 4] = gpus / total_gpus
+    return _Shape(index, gpus, speedups, rows, row)
+
+
+_SHAPES: dict[tuple[int, int, int, int, int], tuple[SpeedupModel, _Shape]] = {}
+_MAX_SHAPES = 4096
+
+
+def _shape(job: Job, total_gpus: int, per_node: int) -> _Shape:
+    """The job's :class:`_Shape`, cached per speedup-model object (workloads share few).
+
+    Keyed on the model's identity (hashing a profile's fields would cost more than the
+    lookup saves; any model works, hashable or not); the entry keeps the model alive,
+    so its id is not reused while cached.
+    """
+    model = job.speedup_model
+    key = (id(model), job.min_gpus, job.max_gpus, total_gpus, per_node)
+    entry = _SHAPES.get(key)
+    if entry is None or entry[0] is not model:
+        if len(_SHAPES) >= _MAX_SHAPES:
+            _SHAPES.clear()
+        entry = _SHAPES[key] = (model, _make_shape(model, *key[1:]))
+    return entry[1]
+
+
+@dataclass(frozen=True, eq=False)
+class _LevelTable:
+    """A job's levels, worked out once per job (read-only arrays).
+
+    ``rows`` (``(_ROWS, LEVELS)``): GPU count where allowed else +inf (so ``reach <=
+    free`` is "fits now"), GPU count, allowed, and log(run time) and speedup x efficiency
+    on the packed placement. ``row``: the job's observation row with every feature that
+    does not depend on the decision point, efficiency and log2(speedup) / 8 on the
+    packed placement included. The packed placement's stats are the placement's a job
+    gets now whenever the count fits on one node (the packed placement of a count up to
+    a node's size is one node); counts spread over more nodes are redone per point.
+    """
+
+    rows: np.ndarray
+    row: np.ndarray
 
 
 @lru_cache(maxsize=16384)
 def _level_table(job: Job, total_gpus: int, per_node: int) -> _LevelTable:
-    gpus = np.zeros(LEVELS, dtype=np.int64)
-    packed = np.zeros((4, LEVELS))
-    single = np.zeros((4, LEVELS))
-    for level, g in level_gpus(job, total_gpus):
-        gpus[level] = g
-        packed[:, level] = _stats(job, g, packed_nodes(g, per_node))
-        single[:, level] = _stats(job, g, 1)
-    return _LevelTable(gpus, gpus > 0, packed, single)
-
-
-_EMPTY = _LevelTable(
-    np.zeros(LEVELS, dtype=np.int64), np.zeros(LEVELS, dtype=bool),
-    np.zeros((4, LEVELS)), np.zeros((4, LEVELS)),
-)
+    shape = _shape(job, total_gpus, per_node)
+    index = shape.index
+    r1 = job.runtime_1gpu
+    # _stats' arithmetic on every level at once (IEEE division and product, math's logs)
+    runtime = r1 / shape.speedups
+    speedup = r1 / runtime
+    eff = speedup / shape.gpus
+    rows = shape.rows.copy()
+    rows[_LOG_RUNTIME, index] = [log(x) for x in runtime.tolist()]
+    rows[_KNEE, index] = speedup * eff
+    row = shape.row.copy()
+    row[5] = _log_ratio(r1, 3600.0, 2.0 * math.log(10.0))
+    row[6] = math.log2(job.requested_gpus) / _LOG2_MAX
+    planes = _level_planes(row)
+    planes[index, 2] = eff
+    planes[index, 3] = [log2(x) / _LOG2_MAX for x in speedup.tolist()]
+    rows.setflags(write=False)
+    row.setflags(write=False)
+    return _LevelTable(rows, row)
 
 
 def window(waiting: Collection[Job]) -> list[Job]:
@@ -130,12 +216,24 @@ def window(waiting: Collection[Job]) -> list[Job]:
     return heapq.nsmallest(WINDOW, waiting, key=_work)
 
 
-def _work(job: Job) -> tuple[float, int]:
-    return job.runtime_1gpu, job.index
+_work = attrgetter("runtime_1gpu", "index")
+"""A job's sort key in the window: (run-time estimate, index), as a C-level getter."""
 
 
 def _log_ratio(x: float, scale: float, spread: float = 3.0) -> float:
     return math.log(max(x, 1e-9) / scale) / spread
+
+
+_LOW, _HIGH = np.float32(-OBS_BOUND), np.float32(OBS_BOUND)
+
+
+def _restat(levels: np.ndarray, block: np.ndarray, slot, level, stats) -> None:
+    """Put a placement's :func:`_stats` in for (slot, level)'s packed ones."""
+    eff, log_speedup, log_runtime, knee = stats
+    levels[slot, level, 2] = eff
+    levels[slot, level, 3] = log_speedup
+    block[_LOG_RUNTIME, slot, level] = log_runtime
+    block[_KNEE, slot, level] = knee
 
 
 def observe(
@@ -147,110 +245,117 @@ def observe(
 ) -> DecisionPoint:
     """Features, mask and action meanings at this decision point.
 
-    The (job, level) features are computed as arrays over the whole window, from
-    per-job tables cached across events: this runs at every decision of the deployed
-    policy, which has 0.2 ms for it.
+    The (job, level) features are computed as arrays over the whole window, from per-job
+    tables (built once per job from speedups cached per speedup model) and written
+    straight into one observation buffer: this runs at every decision of the deployed
+    policy, which has 0.2 ms for it. ``tests/env/test_features_equivalence.py`` keeps
+    the plain loop version this must match.
     """
     total = cluster.total_gpus
     gpn = cluster.gpus_per_node
     free = sum(free_per_node)
     jobs = window(waiting)
-    tau = sum(j.runtime_1gpu for j in jobs) / len(jobs) if jobs else 1.0
-    # nodes(g) of the simulator's packing: one node if one holds g, else the emptiest first
+    n_jobs = len(jobs)
+    tau = sum(j.runtime_1gpu for j in jobs) / n_jobs if jobs else 1.0
     max_free = max(free_per_node)
-    cumulative = list(accumulate(sorted(free_per_node, reverse=True)))
+    if isinstance(free_per_node, list | tuple):
+        full_nodes = free_per_node.count(gpn)
+    else:
+        full_nodes = sum(1 for f in free_per_node if f == gpn)
     wide = max(free, 1)
     log_tau = log(tau)
-
-    job_obs = [0.0] * (WINDOW * JOB_FEATURES)
+    buffer = np.zeros(OBS_SIZE)
+    job_block = buffer[: WINDOW * PER_JOB].reshape(WINDOW, PER_JOB)
+    block = np.empty((_ROWS, WINDOW, LEVELS))  # the window's level tables, row-major
     first_startable = True
     for slot, job in enumerate(jobs):
-        r1 = job.runtime_1gpu
+        table = _level_table(job, total, gpn)
+        block[:, slot] = table.rows
+        row = job_block[slot]
+        row[:] = table.row
         startable = job.min_gpus <= free
-        job_obs[slot * JOB_FEATURES : (slot + 1) * JOB_FEATURES] = (
-            1.0,
-            slot / WINDOW,
-            float(startable and first_startable),
-            math.log1p(max(now - job.submit_time, 0.0) / tau),
-            _log_ratio(r1, tau),
-            _log_ratio(r1, 3600.0, 2.0 * math.log(10.0)),
-            math.log2(job.requested_gpus) / _LOG2_MAX,
-            math.log2(job.min_gpus) / _LOG2_MAX,
-            math.log2(min(job.max_gpus, total)) / _LOG2_MAX,
-            min(job.requested_gpus / wide, 4.0) / 4.0,
-        )
+        row[1] = slot / WINDOW
+        row[2] = float(startable and first_startable)
+        row[3] = math.log1p(max(now - job.submit_time, 0.0) / tau)
+        row[4] = _log_ratio(job.runtime_1gpu, tau)
+        row[9] = min(job.requested_gpus / wide, 4.0) / 4.0
         first_startable = first_startable and not startable
+    block[:, n_jobs:] = _EMPTY_ROWS[:, None, :]
 
     # the (job, level) features, as (WINDOW, LEVELS) arrays
-    tables = [_level_table(job, total, gpn) for job in jobs]
-    tables += [_EMPTY] * (WINDOW - len(tables))
-    gpus = np.array([t.gpus for t in tables])  # np.array: 3x cheaper than np.stack here
-    allowed = np.array([t.allowed for t in tables])
-    valid = allowed & (gpus <= free)
-    on_one_node = valid & (gpus <= max_free)
-    stats = np.where(on_one_node[:, None, :], np.array([t.single for t in tables]),
-                     np.array([t.packed for t in tables]))
-    for slot, level in zip(*np.nonzero(valid & ~on_one_node), strict=True):
-        g = int(gpus[slot, level])  # spread over nodes: placement-dependent
-        stats[slot, :, level] = _stats(jobs[slot], g, bisect_left(cumulative, g) + 1)
-    eff, log_speedup, log_runtime, knee = stats.transpose(1, 0, 2)
+    levels = _level_planes(job_block)  # (WINDOW, LEVELS, LEVEL_FEATURES)
+    reach, gpus_float, allowed, log_runtime, knee = block
+    gpus = gpus_float.astype(np.int64)
+    allowed = allowed > 0.0
+    valid = reach <= float(free)
+    on_one_node = reach <= float(max_free)  # max_free <= free: a subset of valid
+    if max_free > gpn:  # not a real cluster state (more free than a node holds): be exact
+        for slot, level in zip(*np.nonzero(on_one_node & (gpus_float > gpn)), strict=True):
+            _restat(levels, block, slot, level, _stats(jobs[slot], int(gpus[slot, level]), 1))
+    # Counts over ``packed`` GPUs that fit may get more nodes than when packed: the
+    # simulator's packing fills the emptiest nodes first, so up to the fully free nodes'
+    # GPUs (or one node's free GPUs) the placement is the packed one.
+    packed = max_free if max_free > gpn else max(max_free, full_nodes * gpn)
+    if free > packed:
+        spread = valid & (reach > packed)
+        if spread.any():
+            cumulative = list(accumulate(sorted(free_per_node, reverse=True)))
+            for slot, level in zip(*np.nonzero(spread), strict=True):
+                g = int(gpus[slot, level])
+                nodes = bisect_left(cumulative, g) + 1  # nodes(g) of that packing
+                if nodes != packed_nodes(g, gpn):
+                    _restat(levels, block, slot, level, _stats(jobs[slot], g, nodes))
     best_knee = np.where(valid, knee, 0.0).max(axis=1, keepdims=True)
-    relative_knee = np.divide(knee, best_knee, out=np.zeros_like(knee), where=best_knee > 0)
-    level_obs = np.array(
-        [
-            valid,
-            allowed,
-            eff,
-            log_speedup,
-            gpus / total,
-            np.minimum(gpus / wide, 2.0) / 2.0,
-            np.where(allowed, (log_runtime - log_tau) / 3.0, 0.0),
-            np.where(allowed, relative_knee, 0.0),
-        ],
-        dtype=np.float64,
-    ).transpose(1, 2, 0)  # (WINDOW, LEVELS, LEVEL_FEATURES)
+    levels[:, :, 0] = valid
+    share_of_free = levels[:, :, 5]
+    np.minimum(gpus_float / wide, 2.0, out=share_of_free)
+    share_of_free /= 2.0
+    levels[:, :, 6] = np.where(allowed, (log_runtime - log_tau) / 3.0, 0.0)
+    # knee over the best knee that fits; 0 where nothing fits (knee / inf) or not allowed
+    np.divide(knee, np.where(best_knee > 0, best_knee, np.inf), out=levels[:, :, 7])
+    eff = levels[:, :, 2]
 
-    horizons = [h * tau for h in _HORIZONS]
-    freed = [0.0] * len(horizons)
+    h0, h1, h2 = (h * tau for h in _HORIZONS)
+    freed0 = freed1 = freed2 = 0.0
     next_end, left_work = math.inf, 0.0
     for run in running:
         left = run.end - now
-        next_end = min(next_end, left)
+        if left < next_end:
+            next_end = left
         left_work += left * run.gpus
-        for i, horizon in enumerate(horizons):
-            if left <= horizon:
-                freed[i] += run.gpus / total
+        if left <= h2:
+            share = run.gpus / total
+            freed2 += share
+            if left <= h1:
+                freed1 += share
+                if left <= h0:
+                    freed0 += share
     if not running:
         next_end = tau
     n_waiting = len(waiting)
-    cluster_obs = (
+    buffer[WINDOW * PER_JOB :] = (
         free / total,
         math.log2(total) / _LOG2_MAX,
         math.log2(gpn) / 3.0,
-        sum(1 for f in free_per_node if f == gpn) / cluster.nodes,
+        full_nodes / cluster.nodes,
         max_free / gpn,
         min(n_waiting / total, 2.0) / 2.0,
         math.log1p(n_waiting) / 6.0,
         math.log1p(max(n_waiting - WINDOW, 0)) / 6.0,
         len(running) / total,
-        *freed,
+        freed0,
+        freed1,
+        freed2,
         _log_ratio(max(next_end, 1e-3 * tau), tau),
         math.log1p(left_work / (total * tau)),
     )
-    obs = np.concatenate(
-        [
-            np.concatenate(
-                [np.array(job_obs).reshape(WINDOW, JOB_FEATURES),
-                 level_obs.reshape(WINDOW, LEVELS * LEVEL_FEATURES)],
-                axis=1,
-            ).reshape(-1),
-            cluster_obs,
-        ]
-    ).astype(np.float32)
-    np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
+    obs = buffer.astype(np.float32)
+    np.maximum(obs, _LOW, out=obs)  # np.clip's arithmetic, without its wrapper
+    np.minimum(obs, _HIGH, out=obs)
     # waiting on an idle cluster while something could start would stall the run
-    any_start = bool(valid.any())
-    mask = np.append(valid.reshape(-1), bool(running) or not any_start)
+    mask = np.empty(N_ACTIONS, dtype=bool)
+    mask[:WAIT] = valid.reshape(-1)
+    mask[WAIT] = bool(running) or not mask[:WAIT].any()
     return DecisionPoint(
         obs, mask, tuple(jobs), gpus, valid, eff.astype(np.float32), free, n_waiting
     )

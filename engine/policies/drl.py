@@ -50,11 +50,15 @@ class DrlPolicy(Policy):
     def choose(self, point: DecisionPoint) -> tuple[int, dict[str, Any]]:
         """Greedy action at ``point`` and the top probabilities behind it."""
         probs = self.actor.probabilities(point.obs, point.mask)
-        action = int(np.argmax(probs))
+        action = int(probs.argmax())
         candidates = np.argpartition(probs[:WAIT], -TOP)[-TOP:]
+        # as Python numbers at once: per-element numpy scalars cost more than the rest
+        actions = candidates.tolist()
+        p = dict(zip(actions, probs[candidates].tolist(), strict=True))
+        gpus = dict(zip(actions, point.gpus.reshape(-1)[candidates].tolist(), strict=True))
         top = [
-            (point.jobs[a // LEVELS].job_id, int(point.gpus.flat[a]), round(float(probs[a]), 4))
-            for a in sorted(candidates.tolist(), key=probs.__getitem__, reverse=True)
-            if probs[a] > 0
+            (point.jobs[a // LEVELS].job_id, gpus[a], round(p[a], 4))
+            for a in sorted(p, key=p.__getitem__, reverse=True)
+            if p[a] > 0
         ]
         return action, {"probabilities": top, "wait": round(float(probs[WAIT]), 4)}

@@ -3,12 +3,16 @@ regression test of the artifact against the oracle-tuned threshold baseline."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import torch
 
 from engine.cluster import Cluster
 from engine.compare import run_policy
 from engine.drl.network import ActorCritic
 from engine.drl.pretrained import shipped_policy
+from engine.env import planning
+from engine.env.features import observe
 from engine.policies import make_policy
 from engine.policies.drl import DrlPolicy
 from engine.simulator import simulate
@@ -50,3 +54,25 @@ def test_runs_on_small_and_large_clusters(nodes, per_node):
     cluster = Cluster(nodes, per_node)
     jobs = to_jobs(generate(GeneratorConfig(jobs=30, seed=7), cluster), cluster)
     assert simulate(jobs, cluster, DrlPolicy()).summary.completed == 30
+
+
+def test_numpy_forward_pass_matches_the_torch_network(monkeypatch):
+    points = []
+
+    def recording(*args):
+        points.append(observe(*args))
+        return points[-1]
+
+    monkeypatch.setattr(planning, "observe", recording)
+    simulate(JOBS[:40], CLUSTER, DrlPolicy())
+    model = ActorCritic(hidden=shipped_policy().card["hidden"])
+    model.load_state_dict(shipped_policy().state_dict)
+    actor = DrlPolicy().actor
+    obs = torch.as_tensor(np.stack([p.obs for p in points]))
+    mask = torch.as_tensor(np.stack([p.mask for p in points]))
+    with torch.no_grad():
+        expected = torch.softmax(model(obs, mask)[0], -1).numpy()
+    got = np.stack([actor.probabilities(p.obs, p.mask) for p in points])
+    assert len(points) >= 40
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    np.testing.assert_array_equal(got.argmax(1), expected.argmax(1))
