@@ -15,8 +15,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from engine.drl.actor import NumpyActor
 from engine.drl.expert import ExpertConfig, expert_action
-from engine.drl.network import ActorCritic, NumpyActor
+from engine.drl.network import ActorCritic
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
 

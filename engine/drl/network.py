@@ -3,14 +3,11 @@
 One MLP is shared by every window slot: it reads a job's features (its own and those of
 its GPU-count levels) with the cluster's, and scores each of the job's levels, so what it
 learns about one slot holds for all of them. Mean- and max-pooling the slots' hidden
-states with the cluster features gives the wait logit and the value. The numpy forward
-pass (:class:`NumpyActor`) is what the deployed policy runs: a decision costs a few
-small matrix products, well under 0.2 ms on one core.
+states with the cluster features gives the wait logit and the value. The deployed
+policy runs the same actor in numpy (:class:`engine.drl.actor.NumpyActor`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import numpy as np
 import torch
@@ -58,42 +55,3 @@ class ActorCritic(nn.Module):
         logits = torch.cat([self.levels(h).reshape(batch, WINDOW * LEVELS), self.wait(z)], -1)
         logits = torch.where(mask, logits, torch.full_like(logits, MASKED))
         return logits, self.value(z).squeeze(-1)
-
-
-class NumpyActor:
-    """The actor half of :class:`ActorCritic` as numpy arrays: one observation at a time.
-
-    The first layer is split into its job and cluster parts, so the cluster features are
-    multiplied once rather than once per slot.
-    """
-
-    def __init__(self, state_dict: Mapping[str, torch.Tensor]) -> None:
-        p = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in state_dict.items()}
-        first = p["encoder.0.weight"].T
-        # the split halves as contiguous (column-major, like the other transposed weights)
-        # arrays: a strided slice costs matmul a copy at every call
-        self._job_in = np.asfortranarray(first[:PER_JOB])
-        self._cluster_in = np.asfortranarray(first[PER_JOB:])
-        self._bias_in = p["encoder.0.bias"]
-        self._hidden = (p["encoder.2.weight"].T, p["encoder.2.bias"])
-        self._levels = (p["levels.weight"].T, p["levels.bias"])
-        self._trunk = (p["trunk.0.weight"].T, p["trunk.0.bias"])
-        self._wait = (p["wait.weight"].T, p["wait.bias"])
-
-    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Action probabilities (zero where masked) for one observation."""
-        jobs = obs[: WINDOW * PER_JOB].reshape(WINDOW, PER_JOB)
-        cluster = obs[WINDOW * PER_JOB :]
-        h = np.tanh(jobs @ self._job_in + (cluster @ self._cluster_in + self._bias_in))
-        h = np.tanh(h @ self._hidden[0] + self._hidden[1])
-        present = jobs[:, :1]
-        kept = h * present
-        pooled_mean = kept.sum(0) / max(float(present.sum()), 1.0)
-        pooled_max = (kept - 2.0 * (1.0 - present)).max(0)
-        z = np.tanh(np.concatenate([pooled_mean, pooled_max, cluster]) @ self._trunk[0]
-                    + self._trunk[1])
-        logits = np.concatenate([(h @ self._levels[0] + self._levels[1]).reshape(-1),
-                                 z @ self._wait[0] + self._wait[1]])
-        logits = np.where(mask, logits, -np.inf)
-        e = np.exp(logits - logits.max())
-        return e / e.sum()

@@ -24,10 +24,11 @@ import torch
 from torch.distributions import Categorical
 
 from engine.cluster import Cluster
+from engine.drl.actor import NumpyActor
 from engine.drl.bc import clone, collect_demonstrations, merge
 from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from engine.drl.expert import ExpertConfig, expert_action
-from engine.drl.network import ActorCritic, NumpyActor
+from engine.drl.network import ActorCritic
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job

@@ -16,12 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-
-from engine.drl.network import ActorCritic, NumpyActor
+from engine.drl.actor import NumpyActor
 from engine.env.spec import spec_dict
+
+if TYPE_CHECKING:
+    import torch
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[2] / "pretrained"
 WEIGHTS_FILE = "drl_policy.pt"
@@ -53,6 +54,8 @@ def save_pretrained(
     directory: str | os.PathLike = PRETRAINED_DIR,
 ) -> Path:
     """Write weights and card (with spec, hidden width and sha256 filled in); the card path."""
+    import torch  # only here and in loading: the policy itself runs in numpy
+
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     weights = directory / WEIGHTS_FILE
@@ -98,6 +101,10 @@ def load_pretrained(directory: str | os.PathLike = PRETRAINED_DIR) -> Pretrained
             f"{weights}: sha256 {digest} does not match {card.get('weights_sha256')} in "
             f"{card_path}; the file is corrupt or was replaced"
         )
+    import torch
+
+    from engine.drl.network import ActorCritic
+
     try:
         state = torch.load(weights, map_location="cpu", weights_only=True)
         model = ActorCritic(int(card["hidden"]))

@@ -11,17 +11,19 @@ in-memory model (e.g. one just trained in the app) can be passed instead.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
-from engine.drl.network import ActorCritic, NumpyActor
+from engine.drl.actor import NumpyActor
 from engine.drl.pretrained import shipped_policy
 from engine.env import planning  # a module: planning imports the registry
 from engine.env.features import DecisionPoint
 from engine.env.spec import LEVELS, WAIT
 from engine.policies.base import Allocation, Policy, SchedulerView
+
+if TYPE_CHECKING:
+    from engine.drl.network import ActorCritic
 
 TOP = 5
 """Probabilities kept in ``Allocation.info`` per decision."""
@@ -32,9 +34,9 @@ class DrlPolicy(Policy):
     uses_runtimes = True
 
     def __init__(
-        self, model: ActorCritic | NumpyActor | Mapping[str, torch.Tensor] | None = None
+        self, model: ActorCritic | NumpyActor | Mapping[str, Any] | None = None
     ) -> None:
-        if isinstance(model, ActorCritic):
+        if hasattr(model, "state_dict"):  # a torch ActorCritic, e.g. trained in the app
             model = model.state_dict()
         self._actor = model if model is None or isinstance(model, NumpyActor) else NumpyActor(model)
 
