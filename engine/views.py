@@ -298,9 +298,10 @@ def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
         jct = np.sort(table["jct"].dropna().to_numpy())
         fig.add_trace(go.Scatter(x=jct / 3600.0, y=np.arange(1, len(jct) + 1) / len(jct),
                                  name=name, line={"shape": "hv", "color": colours[name]}))
-    fig.update_xaxes(title="JCT (hours, log)", type="log")
+    # one labelled tick per decade: plotly's default log ticks crowd a narrow chart
+    fig.update_xaxes(title="JCT (hours, log)", type="log", dtick=1, minor={"showgrid": True})
     fig.update_yaxes(title="fraction of jobs", tickformat=".0%")
-    return _styled(fig, "JCT distribution", height=380)
+    return _styled(fig, "JCT distribution", height=400, legend={"orientation": "h", "y": -0.3})
 
 
 def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
