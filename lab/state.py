@@ -46,21 +46,14 @@ class Setting:
     parse: Callable[[str], Any]
 
 
-def _int_in(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        value = int(text)
+def _number_in(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    """A parser of ``kind`` (int or float) that refuses values outside [low, high]."""
+    what = "a whole number" if kind is int else "a number"
+
+    def parse(text: str) -> Any:
+        value = kind(text)
         if not low <= value <= high:
-            raise ValueError(f"expected a whole number in [{low}, {high}]")
-        return value
-
-    return parse
-
-
-def _float_in(low: float, high: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        value = float(text)
-        if not low <= value <= high:
-            raise ValueError(f"expected a number in [{low:g}, {high:g}]")
+            raise ValueError(f"expected {what} in [{low:g}, {high:g}]")
         return value
 
     return parse
@@ -77,12 +70,12 @@ def _one_of(choices: tuple[Any, ...]) -> Callable[[str], Any]:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("nodes", 16, _int_in(1, 64)),
+    Setting("nodes", 16, _number_in(int, 1, 64)),
     Setting("gpn", 4, _one_of(GPUS_PER_NODE)),
-    Setting("seed", 0, _int_in(0, 10_000)),
+    Setting("seed", 0, _number_in(int, 0, 10_000)),
     Setting("policy", "drl", str),
-    Setting("jobs", 200, _int_in(10, 2000)),
-    Setting("load", 0.85, _float_in(0.1, 2.0)),
+    Setting("jobs", 200, _number_in(int, 10, 2000)),
+    Setting("load", 0.85, _number_in(float, 0.1, 2.0)),
     Setting("sizes", "log-uniform", _one_of(SIZES)),
     Setting("rule", "pollux", _one_of(RULES)),
 )

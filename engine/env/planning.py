@@ -21,12 +21,19 @@ Chooser = Callable[[DecisionPoint], tuple[int, Mapping[str, Any] | None]]
 
 def plan_starts(view: SchedulerView, choose: Chooser) -> list[Allocation]:
     """Ask ``choose`` for starts until it waits or nothing more fits."""
-    free = FreeGpus(view.free_per_node)
+    if not view.waiting:
+        return []
+    # Cheap exit first: most events find the cluster full or only wide jobs waiting. The
+    # smallest minimum only grows as jobs start, so one computed now stays a safe bound;
+    # once it is stale the mask below (nothing fits) ends the loop instead.
+    smallest = min(job.min_gpus for job in view.waiting)
+    if view.free_gpus < smallest:
+        return []
+    free = FreeGpus(view.free_per_node, view.free_gpus)
     waiting = {job.index: job for job in view.waiting}
     running = list(view.running)
     starts: list[Allocation] = []
-    # cheap exits first: most events find the cluster full or only wide jobs waiting
-    while waiting and free.total >= min(job.min_gpus for job in waiting.values()):
+    while waiting and free.total >= smallest:
         point = observe(view.time, view.cluster, waiting.values(), running, free.per_node)
         if not point.mask[:WAIT].any():
             break
