@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from engine.cli import compare, reproduce, simulate, speedup, train, workload
+from engine.cli import compare, headroom, reproduce, simulate, speedup, train, workload
 from engine.cli.common import USER_ERRORS
 
-COMMANDS = (simulate, compare, workload, speedup, train, reproduce)
+COMMANDS = (simulate, compare, workload, speedup, train, reproduce, headroom)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,3 +75,14 @@ def test_a_bad_csv_reports_every_problem_without_a_traceback(tmp_path):
     assert "did you mean 'model'" in done.stderr
     assert "row 2, column 'runtime_1gpu'" in done.stderr
     assert "row 3, column 'submit_time'" in done.stderr
+
+
+def test_headroom_reports_a_search_that_never_ends_worse(capsys):
+    argv = ["headroom", "--jobs", "16", "--nodes", "2", "--load", "0.9", "--seeds", "2",
+            "--passes", "1", "--policy", "drl-expert", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [row["seed"] for row in report["workloads"]] == [0, 1]
+    for row in report["workloads"]:
+        assert row["searched_avg_jct"] <= row["drl-expert_avg_jct"]
+        assert row["searched_vs_reference"] >= row["drl-expert_vs_reference"]
