@@ -10,10 +10,19 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from engine.cli import compare, headroom, reproduce, simulate, speedup, train, workload
+from engine.cli import (
+    compare,
+    headroom,
+    improve,
+    reproduce,
+    simulate,
+    speedup,
+    train,
+    workload,
+)
 from engine.cli.common import USER_ERRORS
 
-COMMANDS = (simulate, compare, workload, speedup, train, reproduce, headroom)
+COMMANDS = (simulate, compare, workload, speedup, train, improve, reproduce, headroom)
 
 
 def build_parser() -> argparse.ArgumentParser:

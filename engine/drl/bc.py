@@ -55,13 +55,17 @@ def collect_demonstrations(
             actions.append(label)
             obs, reward, done, _, info = env.step(action)
             rewards.append(reward)
-        running = 0.0
-        episode_returns = []
-        for reward in reversed(rewards):
-            running = reward + gamma * running
-            episode_returns.append(running)
-        returns.extend(reversed(episode_returns))
+        returns.extend(discounted(rewards, gamma))
     return (np.stack(obs_list), np.stack(mask_list), np.array(actions), np.array(returns))
+
+
+def discounted(rewards: list[float], gamma: float) -> list[float]:
+    """The discounted return from each step on: the value head's regression target."""
+    running, out = 0.0, []
+    for reward in reversed(rewards):
+        running = reward + gamma * running
+        out.append(running)
+    return out[::-1]
 
 
 def merge(a: Demonstrations, b: Demonstrations) -> Demonstrations:

@@ -1,0 +1,123 @@
+"""``improve``: expert iteration on trained weights (clairvoyant search, then cloning).
+
+Starts from the weights in ``--weights`` (default ``pretrained/``), runs
+:func:`engine.drl.expert_iteration.improve` with a progress bar, writes the per-epoch
+history to ``--out``/improve_curve.csv, and with ``--export`` writes the best weights
+with their model card (the starting card's training record kept, this run added).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+from engine.cli.common import positive_int
+from engine.drl.expert_iteration import REFERENCE, ImproveConfig, ImproveResult, improve
+from engine.drl.pretrained import PRETRAINED_DIR, load_pretrained, save_pretrained
+from engine.env.curriculum import Curriculum
+
+QUICK = Curriculum(cluster_gpus=(8, 16), jobs=(10, 20))
+"""What ``--quick`` searches: small clusters and workloads, seconds per round."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    defaults = ImproveConfig()
+    parser = subparsers.add_parser(
+        "improve", help="expert iteration: clone trained weights onto searched improvements"
+    )
+    parser.add_argument("--weights", default=str(PRETRAINED_DIR), metavar="DIR",
+                        help="folder with the starting weights and card (default pretrained/)")
+    parser.add_argument("--rounds", type=positive_int, default=defaults.rounds,
+                        help=f"search-then-clone rounds (default {defaults.rounds})")
+    parser.add_argument("--episodes", type=positive_int, default=defaults.episodes,
+                        help=f"workloads searched per round (default {defaults.episodes})")
+    parser.add_argument("--passes", type=positive_int, default=defaults.passes,
+                        help=f"local-search sweeps per workload (default {defaults.passes})")
+    parser.add_argument("--epochs", type=positive_int, default=defaults.epochs,
+                        help=f"cloning epochs per round (default {defaults.epochs})")
+    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
+                        help=f"cloning step size (default {defaults.learning_rate:g})")
+    parser.add_argument("--workers", type=positive_int, default=defaults.workers,
+                        help=f"search processes (default {defaults.workers})")
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of the run")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 10-20-job workloads, one small validation workload "
+                             "per cell")
+    parser.add_argument("--out", default=os.path.join("runs", "improve"),
+                        help="folder for improve_curve.csv (default runs/improve)")
+    parser.add_argument("--export", nargs="?", const=str(PRETRAINED_DIR), metavar="DIR",
+                        help="write the best weights and model card (default pretrained/)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    start = load_pretrained(args.weights)
+    config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
+                     passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
+                     workers=args.workers, seed=args.seed)
+    if args.quick:
+        config = replace(config, val_per_cell=1, val_jobs=20, curriculum=QUICK)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    steps = config.rounds * (config.episodes + config.epochs)
+    with tqdm(total=steps, desc="improve", unit="step") as bar:
+
+        def progress(row: dict[str, Any]) -> None:
+            if row["phase"] == "start":
+                bar.set_postfix(val=f"{row['val_score']:.4f}")
+                return
+            done = (row["round"] - 1) * (config.episodes + config.epochs)
+            done += row["samples"] if row["phase"] == "search" else config.episodes + row["epoch"]
+            bar.n = done
+            if row["phase"] == "clone":
+                rows.append(row)
+                pd.DataFrame(rows).to_csv(out / "improve_curve.csv", index=False)
+                bar.set_postfix(val=f"{row['val_score']:.4f}", loss=f"{row['policy_loss']:.3f}")
+            else:
+                bar.set_postfix(round=row["round"], headroom=f"{row['headroom']:.3f}")
+            bar.refresh()
+
+        result = improve(start.state_dict, int(start.card["hidden"]), config, progress)
+    print(f"expert iteration: validation avg JCT / {REFERENCE} {result.start_score:.4f} -> "
+          f"{result.best_score:.4f} in {result.seconds:.0f} s; curve {out / 'improve_curve.csv'}")
+    if args.export:
+        card = model_card(start.card, config, result)
+        card["improvement"]["command"] = (
+            f"python -m engine improve --weights {args.weights} --rounds {config.rounds} "
+            f"--episodes {config.episodes} --passes {config.passes} --epochs {config.epochs} "
+            f"--lr {config.learning_rate:g} --seed {config.seed} --export")
+        path = save_pretrained(result.best_state, int(start.card["hidden"]), card, args.export)
+        print(f"wrote {path}")
+    return 0
+
+
+def model_card(start: dict[str, Any], config: ImproveConfig, result: ImproveResult) -> dict:
+    """The starting card's training record, with this run added and stale entries dropped."""
+    kept = {k: v for k, v in start.items() if k not in ("evaluation", "weights_sha256")}
+    return {
+        **kept,
+        "improvement": {
+            "method": "expert iteration (engine.drl.expert_iteration): clairvoyant local "
+            "search of per-job GPU-count shifts around the policy's schedules, then "
+            "behaviour cloning onto the searched actions; best validation weights kept",
+            "hyperparameters": asdict(config),
+            "validation": {
+                "metric": f"mean avg JCT / {REFERENCE}'s over eval-like workloads drawn "
+                "from the training seeds",
+                "start": result.start_score,
+                "best": result.best_score,
+            },
+            "history": list(result.history),
+            "seconds": round(result.seconds, 1),
+            "hardware": f"{platform.machine()} CPU, {os.cpu_count()} cores (shared), "
+            f"{config.workers} search processes, torch threads {config.threads}",
+        },
+    }

@@ -1,0 +1,219 @@
+"""Expert iteration: clone the policy onto clairvoyant improvements of its own schedules.
+
+PPO on two CPU cores sees too few episodes to find small, state-dependent gains: its
+gradient is noisy where the return differs by a percent. The simulator, though, is
+deterministic for a workload, so the better decision can be *searched for*:
+:func:`engine.headroom.local_search` shifts per-job GPU counts of the policy's schedule
+while the workload's average JCT drops. The student is then cloned (cross-entropy) onto
+the searched actions in the states of the improved schedule, as in expert iteration
+(Anthony et al., NeurIPS 2017) and AlphaZero, where a search around the network is its
+teacher. The search knows the future, which the policy never does; cloned over many
+workloads, the student learns the shift that helps on average in each state. Each round
+searches around the best weights so far and adds its labels to the earlier rounds'; the
+weights kept are those with the best validation score (training seeds only).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+import torch
+
+from engine.cluster import Cluster
+from engine.compare import run_policy
+from engine.drl.bc import Demonstrations, clone, discounted
+from engine.drl.network import ActorCritic
+from engine.env.curriculum import TRAIN_SEEDS, Curriculum
+from engine.env.moldable_env import MoldableEnv
+from engine.headroom import ShiftedPolicy, local_search
+from engine.job import Job
+from engine.policies.drl import DrlPolicy
+from engine.simulator import simulate
+from engine.workload import GeneratorConfig, generate, to_jobs
+
+REFERENCE = "threshold-optimal"
+"""Validation scores are average JCT relative to this baseline's, per workload."""
+
+Progress = Callable[[Mapping[str, Any]], None]
+
+
+def _search_curriculum() -> Curriculum:
+    return Curriculum(cluster_gpus=(16, 32, 64, 128), jobs=(100, 200), loads=(0.6, 1.0))
+
+
+@dataclass(frozen=True)
+class ImproveConfig:
+    """Hyper-parameters of an expert-iteration run."""
+
+    seed: int = 0  # seeds the searched workloads and the cloning order
+    rounds: int = 2  # search-then-clone rounds
+    episodes: int = 80  # workloads searched per round
+    passes: int = 2  # local-search sweeps over each workload's jobs
+    epochs: int = 8  # cloning epochs per round (each validated)
+    learning_rate: float = 3e-4  # cloning step size (small: it fine-tunes trained weights)
+    gamma: float = 0.999  # discount of the value head's regression targets
+    val_per_cell: int = 8  # validation workloads per (cluster, load) cell
+    val_clusters: tuple[tuple[int, int], ...] = ((8, 4), (16, 4))  # (nodes, GPUs per node)
+    val_loads: tuple[float, ...] = (0.7, 0.85, 1.0)  # offered loads of the validation cells
+    val_jobs: int = 200  # jobs per validation workload
+    workers: int = 2  # processes searching workloads side by side
+    threads: int = 1  # torch intra-op threads while cloning
+    curriculum: Curriculum = field(default_factory=_search_curriculum)  # searched workloads
+
+
+@dataclass(frozen=True)
+class ImproveResult:
+    """The best weights, their score and the start's (mean avg JCT / reference's), per epoch."""
+
+    best_state: dict[str, torch.Tensor]
+    best_score: float
+    start_score: float
+    history: tuple[dict[str, Any], ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Fixed workloads (training seeds) and the reference's average JCT on each."""
+
+    workloads: tuple[tuple[list[Job], Cluster], ...]
+    reference: tuple[float, ...]
+
+    def score(self, state: Mapping[str, Any]) -> float:
+        """Mean over the workloads of the policy's average JCT / the reference's (lower wins)."""
+        policy = DrlPolicy(state)
+        ratios = [simulate(jobs, cluster, policy, 0).summary.avg_jct / ref
+                  for (jobs, cluster), ref in zip(self.workloads, self.reference, strict=True)]
+        return float(np.mean(ratios))
+
+
+def validation(config: ImproveConfig) -> Validation:
+    """Workloads like the evaluation cells, but drawn from the training seeds."""
+    rng = np.random.default_rng([config.seed, 31_337])
+    workloads = []
+    for nodes, per_node in config.val_clusters:
+        cluster = Cluster(nodes, per_node)
+        for load in config.val_loads:
+            for seed in rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop, config.val_per_cell):
+                spec = GeneratorConfig(jobs=config.val_jobs, load=load, seed=int(seed))
+                workloads.append((to_jobs(generate(spec, cluster), cluster), cluster))
+    reference = tuple(run_policy(REFERENCE, jobs, c).summary.avg_jct for jobs, c in workloads)
+    return Validation(tuple(workloads), reference)
+
+
+def search_episode(
+    state: Mapping[str, Any], curriculum: Curriculum, seed: tuple[int, ...], passes: int,
+    gamma: float,
+) -> tuple[Demonstrations, float]:
+    """Search one curriculum workload around the policy; its improved states and actions.
+
+    Returns the demonstrations (observation, mask, searched action, return) along the
+    improved schedule and the fraction of average JCT the search removed.
+    """
+    jobs, cluster = curriculum.workload(np.random.default_rng(seed))
+    policy = DrlPolicy(state)
+    found = local_search(jobs, cluster, policy.choose, passes)
+    improved = ShiftedPolicy(policy.choose, found.shifts)
+    env = MoldableEnv(jobs=jobs, cluster=cluster)
+    obs, info = env.reset()
+    observations, masks, actions, rewards = [], [], [], []
+    done = False
+    while not done:
+        action, _ = improved.choose(env.decision)
+        observations.append(obs)
+        masks.append(info["action_mask"])
+        actions.append(action)
+        obs, reward, done, _, info = env.step(action)
+        rewards.append(reward)
+    data = (np.stack(observations), np.stack(masks), np.array(actions),
+            np.array(discounted(rewards, gamma)))
+    return data, found.headroom
+
+
+def improve(
+    state: Mapping[str, torch.Tensor],
+    hidden: int,
+    config: ImproveConfig = ImproveConfig(),
+    progress: Progress | None = None,
+) -> ImproveResult:
+    """Run ``config.rounds`` of search-then-clone from ``state``; the best weights found."""
+    started = time.perf_counter()
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    model = ActorCritic(hidden)
+    model.load_state_dict(state)
+    check = validation(config)
+    best_state = _copy(model)
+    best_score = start_score = check.score(best_state)
+    history: list[dict[str, Any]] = []
+
+    def emit(keep: bool = True, **values: Any) -> None:
+        row = {"seconds": round(time.perf_counter() - started, 1), **dict.fromkeys(
+            ("round", "epoch", "samples"), 0), **dict.fromkeys(
+            ("headroom", "policy_loss", "value_loss", "val_score"), float("nan")), **values}
+        if keep:
+            history.append(row)
+        if progress is not None:
+            progress(row)
+
+    emit(phase="start", val_score=start_score)
+    searched: list[tuple[Demonstrations, float]] = []
+    for round_ in range(1, config.rounds + 1):
+        seeds = [(config.seed, round_, episode) for episode in range(config.episodes)]
+        found = _search_all(best_state, config, seeds, partial(_searched, emit, round_))
+        searched += found
+        data: Demonstrations = tuple(  # type: ignore[assignment]
+            np.concatenate([episode[i] for episode, _ in searched]) for i in range(4)
+        )
+        headroom = float(np.mean([h for _, h in found]))
+        model.load_state_dict(best_state)
+        for epoch in range(1, config.epochs + 1):
+            policy_loss, value_loss = clone(model, data, 1, config.learning_rate,
+                                            seed=config.seed + 1_000 * round_ + epoch)
+            score = check.score(model.state_dict())
+            if score < best_score:
+                best_state, best_score = _copy(model), score
+            emit(round=round_, epoch=epoch, phase="clone", samples=len(data[2]),
+                 headroom=headroom, policy_loss=policy_loss, value_loss=value_loss,
+                 val_score=score)
+    return ImproveResult(best_state, best_score, start_score, tuple(history),
+                         time.perf_counter() - started)
+
+
+def _searched(emit: Callable[..., None], round_: int, episodes: int, headroom: float) -> None:
+    """Progress (not history) after each searched workload."""
+    emit(keep=False, round=round_, phase="search", samples=episodes, headroom=headroom)
+
+
+def _search_all(
+    state: dict[str, torch.Tensor], config: ImproveConfig, seeds: list[tuple[int, ...]],
+    done: Callable[[int, float], None],
+) -> list[tuple[Demonstrations, float]]:
+    """Every seed's :func:`search_episode`, in seed order, over ``config.workers`` processes."""
+    weights = {k: v.detach().cpu().numpy() for k, v in state.items()}
+    job = partial(search_episode, weights, config.curriculum, passes=config.passes,
+                  gamma=config.gamma)
+    out: list[tuple[Demonstrations, float]] = []
+    with ExitStack() as stack:
+        if config.workers > 1:  # spawned: never fork a process that has run torch
+            context = multiprocessing.get_context("spawn")
+            pool = stack.enter_context(ProcessPoolExecutor(config.workers, mp_context=context))
+            results = pool.map(job, seeds)
+        else:
+            results = map(job, seeds)
+        for result in results:
+            out.append(result)
+            done(len(out), result[1])
+    return out
+
+
+def _copy(model: ActorCritic) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
