@@ -33,7 +33,8 @@ count is fixed when it starts. At every arrival or completion the scheduler deci
   its lower bound, so maximising reward minimises average job completion time.
 
 The `drl` policy is a neural network trained with PPO on this MDP, warm-started by
-imitating a heuristic teacher.
+imitating a heuristic teacher, then improved by expert iteration: a clairvoyant local
+search finds better GPU counts for its own schedules, and the network is cloned onto them.
 """
 )
 
@@ -72,5 +73,7 @@ st.markdown(
 7. C. Hwang, T. Kim, S. Kim, J. Shin, K. Park. *Elastic Resource Sharing for
    Distributed Deep Learning* (AFS). NSDI 2021.
 8. A. B. Downey. *A Model for Speedup of Parallel Programs.* UC Berkeley, 1997.
+9. T. Anthony, Z. Tian, D. Barber. *Thinking Fast and Slow with Deep Learning and Tree
+   Search* (expert iteration). NeurIPS 2017.
 """
 )

@@ -71,18 +71,16 @@ def run(args: argparse.Namespace) -> int:
     with tqdm(total=steps, desc="improve", unit="step") as bar:
 
         def progress(row: dict[str, Any]) -> None:
-            if row["phase"] == "start":
-                bar.set_postfix(val=f"{row['val_score']:.4f}")
-                return
-            done = (row["round"] - 1) * (config.episodes + config.epochs)
-            done += row["samples"] if row["phase"] == "search" else config.episodes + row["epoch"]
-            bar.n = done
-            if row["phase"] == "clone":
+            if row["phase"] == "search":
+                bar.n = (row["round"] - 1) * (config.episodes + config.epochs) + row["samples"]
+                bar.set_postfix(round=row["round"], headroom=f"{row['headroom']:.3f}")
+            else:  # the start's score and each cloning epoch's: the curve
+                if row["phase"] == "clone":
+                    bar.n = row["round"] * (config.episodes + config.epochs) - (
+                        config.epochs - row["epoch"])
                 rows.append(row)
                 pd.DataFrame(rows).to_csv(out / "improve_curve.csv", index=False)
-                bar.set_postfix(val=f"{row['val_score']:.4f}", loss=f"{row['policy_loss']:.3f}")
-            else:
-                bar.set_postfix(round=row["round"], headroom=f"{row['headroom']:.3f}")
+                bar.set_postfix(val=f"{row['val_score']:.4f}")
             bar.refresh()
 
         result = improve(start.state_dict, int(start.card["hidden"]), config, progress)

@@ -65,7 +65,7 @@ def test_cli_exports_a_card_that_loads(tmp_path, shipped):
             "--workers", "1", "--quick", "--out", str(out), "--export", str(export)]
     assert main(argv) == 0
     with (out / "improve_curve.csv").open() as handle:
-        assert [row["phase"] for row in csv.DictReader(handle)] == ["clone"]
+        assert [row["phase"] for row in csv.DictReader(handle)] == ["start", "clone"]
     loaded = load_pretrained(export)
     card = json.loads((export / "drl_policy.json").read_text())
     assert card["improvement"]["hyperparameters"]["rounds"] == 1
