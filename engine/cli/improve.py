@@ -47,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--workers", type=positive_int, default=defaults.workers,
                         help=f"search processes (default {defaults.workers})")
     parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of the run")
+    parser.add_argument("--search", choices=("cells", "full"), default="cells",
+                        help="workloads to search: like the evaluation cells (16-128 GPUs, "
+                             "100-200 jobs, load 0.6-1) or the full training curriculum")
+    parser.add_argument("--val-broad", type=int, default=defaults.val_broad,
+                        help="extra validation workloads from the full training curriculum "
+                             f"(default {defaults.val_broad})")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 10-20-job workloads, one small validation workload "
                              "per cell")
@@ -61,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     start = load_pretrained(args.weights)
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
                      passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
-                     workers=args.workers, seed=args.seed)
+                     workers=args.workers, seed=args.seed, val_broad=args.val_broad)
+    if args.search == "full":
+        config = replace(config, curriculum=Curriculum())
     if args.quick:
         config = replace(config, val_per_cell=1, val_jobs=20, curriculum=QUICK)
     out = Path(args.out)
@@ -88,21 +96,22 @@ def run(args: argparse.Namespace) -> int:
           f"{result.best_score:.4f} in {result.seconds:.0f} s; curve {out / 'improve_curve.csv'}")
     if args.export:
         card = model_card(start.card, config, result)
-        card["improvement"]["command"] = (
+        card["improvements"][-1]["command"] = (
             f"python -m engine improve --weights {args.weights} --rounds {config.rounds} "
             f"--episodes {config.episodes} --passes {config.passes} --epochs {config.epochs} "
-            f"--lr {config.learning_rate:g} --seed {config.seed} --export")
+            f"--lr {config.learning_rate:g} --seed {config.seed} --search {args.search} "
+            f"--val-broad {config.val_broad} --export")
         path = save_pretrained(result.best_state, int(start.card["hidden"]), card, args.export)
         print(f"wrote {path}")
     return 0
 
 
 def model_card(start: dict[str, Any], config: ImproveConfig, result: ImproveResult) -> dict:
-    """The starting card's training record, with this run added and stale entries dropped."""
+    """The starting card's training record with this run appended; stale entries dropped."""
     kept = {k: v for k, v in start.items() if k not in ("evaluation", "weights_sha256")}
     return {
         **kept,
-        "improvement": {
+        "improvements": [*start.get("improvements", []), {
             "method": "expert iteration (engine.drl.expert_iteration): clairvoyant local "
             "search of per-job GPU-count shifts around the policy's schedules, then "
             "behaviour cloning onto the searched actions; best validation weights kept",
@@ -117,5 +126,5 @@ def model_card(start: dict[str, Any], config: ImproveConfig, result: ImproveResu
             "seconds": round(result.seconds, 1),
             "hardware": f"{platform.machine()} CPU, {os.cpu_count()} cores (shared), "
             f"{config.workers} search processes, torch threads {config.threads}",
-        },
+        }],
     }

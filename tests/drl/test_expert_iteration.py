@@ -11,7 +11,13 @@ import pytest
 
 from engine.cli import main
 from engine.cluster import Cluster
-from engine.drl.expert_iteration import ImproveConfig, _search_all, improve, search_episode
+from engine.drl.expert_iteration import (
+    ImproveConfig,
+    _search_all,
+    improve,
+    search_episode,
+    validation,
+)
 from engine.drl.pretrained import load_pretrained
 from engine.env.curriculum import Curriculum
 from engine.env.spec import OBS_SIZE
@@ -68,7 +74,9 @@ def test_cli_exports_a_card_that_loads(tmp_path, shipped):
         assert [row["phase"] for row in csv.DictReader(handle)] == ["start", "clone"]
     loaded = load_pretrained(export)
     card = json.loads((export / "drl_policy.json").read_text())
-    assert card["improvement"]["hyperparameters"]["rounds"] == 1
+    earlier = shipped.card.get("improvements", [])
+    assert card["improvements"][:-1] == earlier  # the record is appended to, never lost
+    assert card["improvements"][-1]["hyperparameters"]["rounds"] == 1
     assert card["method"] == shipped.card["method"] and "evaluation" not in card
     policy = DrlPolicy(loaded.state_dict)
     cluster = Cluster(2, 4)
@@ -84,3 +92,11 @@ def test_searching_in_worker_processes_gives_the_same_labels(shipped):
     assert [h for _, h in alone] == [h for _, h in pooled]
     for (a, _), (b, _) in zip(alone, pooled, strict=True):
         assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_validation_is_the_cells_plus_broad_workloads_from_training_seeds():
+    check = validation(replace(TINY, val_per_cell=2, val_broad=1))
+    assert len(check.workloads) == len(check.reference) == 3
+    assert [len(jobs) for jobs, _ in check.workloads[:2]] == [16, 16]
+    assert check.workloads[0][1] == Cluster(2, 4)
+    assert all(ref > 0 for ref in check.reference)
