@@ -25,6 +25,13 @@ from engine.env.curriculum import Curriculum
 
 QUICK = Curriculum(cluster_gpus=(8, 16), jobs=(10, 20))
 """What ``--quick`` searches: small clusters and workloads, seconds per round."""
+SEARCHED: dict[str, Curriculum] = {
+    "cells": ImproveConfig().curriculum,
+    "full": Curriculum(),
+    "long": replace(ImproveConfig().curriculum, cluster_gpus=(32, 64, 128),
+                    max_runtimes=(8 * 3600.0, 200 * 3600.0)),
+}
+"""What ``--search`` may name."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,11 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--workers", type=positive_int, default=defaults.workers,
                         help=f"search processes (default {defaults.workers})")
     parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of the run")
-    parser.add_argument("--search", choices=("cells", "full"), default="cells",
+    parser.add_argument("--search", choices=tuple(SEARCHED), default="cells",
                         help="workloads to search: like the evaluation cells (16-128 GPUs, "
-                             "100-200 jobs, load 0.6-1) or the full training curriculum")
+                             "100-200 jobs, load 0.6-1), the full training curriculum, or "
+                             "cells with some workloads of 8-200 h jobs (default cells)")
     parser.add_argument("--val-broad", type=int, default=defaults.val_broad,
-                        help="extra validation workloads from the full training curriculum "
+                        help="extra validation workloads drawn like the searched ones "
                              f"(default {defaults.val_broad})")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 10-20-job workloads, one small validation workload "
@@ -68,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
                      passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
                      workers=args.workers, seed=args.seed, val_broad=args.val_broad)
-    if args.search == "full":
-        config = replace(config, curriculum=Curriculum())
+    config = replace(config, curriculum=SEARCHED[args.search])
     if args.quick:
         config = replace(config, val_per_cell=1, val_jobs=20, curriculum=QUICK)
     out = Path(args.out)

@@ -64,7 +64,7 @@ class ImproveConfig:
     val_clusters: tuple[tuple[int, int], ...] = ((8, 4), (16, 4))  # (nodes, GPUs per node)
     val_loads: tuple[float, ...] = (0.7, 0.85, 1.0)  # offered loads of the validation cells
     val_jobs: int = 200  # jobs per validation workload
-    val_broad: int = 0  # extra validation workloads from the full training curriculum
+    val_broad: int = 0  # extra validation workloads drawn from the searched curriculum
     workers: int = 2  # processes searching workloads side by side
     threads: int = 1  # torch intra-op threads while cloning
     curriculum: Curriculum = field(default_factory=_search_curriculum)  # searched workloads
@@ -97,8 +97,8 @@ class Validation:
 
 
 def validation(config: ImproveConfig) -> Validation:
-    """Workloads like the evaluation cells (plus ``val_broad`` from the whole training
-    curriculum), all drawn from the training seeds."""
+    """Workloads like the evaluation cells (plus ``val_broad`` like the searched ones),
+    all drawn from the training seeds."""
     rng = np.random.default_rng([config.seed, 31_337])
     workloads = []
     for nodes, per_node in config.val_clusters:
@@ -107,8 +107,8 @@ def validation(config: ImproveConfig) -> Validation:
             for seed in rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop, config.val_per_cell):
                 spec = GeneratorConfig(jobs=config.val_jobs, load=load, seed=int(seed))
                 workloads.append((to_jobs(generate(spec, cluster), cluster), cluster))
-    # the full curriculum's mixes, sizes and clusters guard against drifting off the cells
-    workloads += [Curriculum().workload(rng) for _ in range(config.val_broad)]
+    # workloads like the searched ones guard against gains there being lost on the cells
+    workloads += [config.curriculum.workload(rng) for _ in range(config.val_broad)]
     reference = tuple(run_policy(REFERENCE, jobs, c).summary.avg_jct for jobs, c in workloads)
     return Validation(tuple(workloads), reference)
 
