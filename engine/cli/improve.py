@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     start = load_pretrained(args.weights)
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
                      passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
-                     workers=args.workers, seed=args.seed, val_broad=args.val_broad)
-    config = replace(config, curriculum=SEARCHED[args.search])
+                     workers=args.workers, seed=args.seed, val_broad=args.val_broad,
+                     curriculum=SEARCHED[args.search])
     if args.quick:
         config = replace(config, val_per_cell=1, val_jobs=20, curriculum=QUICK)
     out = Path(args.out)

@@ -40,26 +40,42 @@ def collect_demonstrations(
     teacher's answer in the states its own mistakes lead to.
     """
     env = MoldableEnv(curriculum)
-    obs_list, mask_list, actions, returns = [], [], [], []
+    episodes_data = []
     for episode in range(episodes):
         obs, info = env.reset(seed=seed * 100_003 + episode)
-        rewards = []
-        done = False
-        while not done:
+
+        def label_and_act(obs: np.ndarray, info: dict) -> tuple[int, int]:
             label = expert_action(env.decision, expert)
-            action = label if actor is None else int(
-                np.argmax(actor.probabilities(obs, info["action_mask"]))
-            )
-            obs_list.append(obs)
-            mask_list.append(info["action_mask"])
-            actions.append(label)
-            obs, reward, done, _, info = env.step(action)
-            rewards.append(reward)
-        returns.extend(discounted(rewards, gamma))
-    return (np.stack(obs_list), np.stack(mask_list), np.array(actions), np.array(returns))
+            if actor is None:
+                return label, label
+            return label, int(np.argmax(actor.probabilities(obs, info["action_mask"])))
+
+        episodes_data.append(play_episode(env, obs, info, label_and_act, gamma))
+    return merge(*episodes_data)
 
 
-def discounted(rewards: list[float], gamma: float) -> list[float]:
+LabelAndAct = Callable[[np.ndarray, dict], tuple[int, int]]
+"""From an observation and its info: the action to learn and the action to take."""
+
+
+def play_episode(
+    env: MoldableEnv, obs: np.ndarray, info: dict, label_and_act: LabelAndAct, gamma: float
+) -> Demonstrations:
+    """Play a just-reset ``env`` to the end; every state with its label, and the returns."""
+    observations, masks, labels, rewards = [], [], [], []
+    done = False
+    while not done:
+        label, action = label_and_act(obs, info)
+        observations.append(obs)
+        masks.append(info["action_mask"])
+        labels.append(label)
+        obs, reward, done, _, info = env.step(action)
+        rewards.append(reward)
+    return (np.stack(observations), np.stack(masks), np.array(labels),
+            np.array(_discounted(rewards, gamma)))
+
+
+def _discounted(rewards: list[float], gamma: float) -> list[float]:
     """The discounted return from each step on: the value head's regression target."""
     running, out = 0.0, []
     for reward in reversed(rewards):
@@ -68,8 +84,9 @@ def discounted(rewards: list[float], gamma: float) -> list[float]:
     return out[::-1]
 
 
-def merge(a: Demonstrations, b: Demonstrations) -> Demonstrations:
-    return tuple(np.concatenate([x, y]) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+def merge(*parts: Demonstrations) -> Demonstrations:
+    """The demonstrations one after another, as one set."""
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))  # type: ignore[return-value]
 
 
 def clone(

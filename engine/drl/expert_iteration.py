@@ -29,8 +29,8 @@ import torch
 
 from engine.cluster import Cluster
 from engine.compare import run_policy
-from engine.drl.bc import Demonstrations, clone, discounted
-from engine.drl.network import ActorCritic
+from engine.drl.bc import Demonstrations, clone, merge, play_episode
+from engine.drl.network import ActorCritic, copy_state
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.headroom import ShiftedPolicy, local_search
@@ -43,6 +43,10 @@ REFERENCE = "threshold-optimal"
 """Validation scores are average JCT relative to this baseline's, per workload."""
 
 Progress = Callable[[Mapping[str, Any]], None]
+_NAN = float("nan")
+_BLANK_ROW: dict[str, Any] = {"round": 0, "epoch": 0, "samples": 0, "headroom": _NAN,
+                              "policy_loss": _NAN, "value_loss": _NAN, "val_score": _NAN}
+"""A history row's fields before a phase fills in its own."""
 
 
 def _search_curriculum() -> Curriculum:
@@ -128,18 +132,12 @@ def search_episode(
     improved = ShiftedPolicy(policy.choose, found.shifts)
     env = MoldableEnv(jobs=jobs, cluster=cluster)
     obs, info = env.reset()
-    observations, masks, actions, rewards = [], [], [], []
-    done = False
-    while not done:
+
+    def label_and_act(_obs: np.ndarray, _info: dict) -> tuple[int, int]:
         action, _ = improved.choose(env.decision)
-        observations.append(obs)
-        masks.append(info["action_mask"])
-        actions.append(action)
-        obs, reward, done, _, info = env.step(action)
-        rewards.append(reward)
-    data = (np.stack(observations), np.stack(masks), np.array(actions),
-            np.array(discounted(rewards, gamma)))
-    return data, found.headroom
+        return action, action
+
+    return play_episode(env, obs, info, label_and_act, gamma), found.headroom
 
 
 def improve(
@@ -155,14 +153,12 @@ def improve(
     model = ActorCritic(hidden)
     model.load_state_dict(state)
     check = validation(config)
-    best_state = _copy(model)
+    best_state = copy_state(model)
     best_score = start_score = check.score(best_state)
     history: list[dict[str, Any]] = []
 
     def emit(keep: bool = True, **values: Any) -> None:
-        row = {"seconds": round(time.perf_counter() - started, 1), **dict.fromkeys(
-            ("round", "epoch", "samples"), 0), **dict.fromkeys(
-            ("headroom", "policy_loss", "value_loss", "val_score"), float("nan")), **values}
+        row = {"seconds": round(time.perf_counter() - started, 1), **_BLANK_ROW, **values}
         if keep:
             history.append(row)
         if progress is not None:
@@ -172,11 +168,9 @@ def improve(
     searched: list[tuple[Demonstrations, float]] = []
     for round_ in range(1, config.rounds + 1):
         seeds = [(config.seed, round_, episode) for episode in range(config.episodes)]
-        found = _search_all(best_state, config, seeds, partial(_searched, emit, round_))
+        found = search_all(best_state, config, seeds, partial(_searched, emit, round_))
         searched += found
-        data: Demonstrations = tuple(  # type: ignore[assignment]
-            np.concatenate([episode[i] for episode, _ in searched]) for i in range(4)
-        )
+        data = merge(*(episode for episode, _ in searched))
         headroom = float(np.mean([h for _, h in found]))
         model.load_state_dict(best_state)
         for epoch in range(1, config.epochs + 1):
@@ -184,7 +178,7 @@ def improve(
                                             seed=config.seed + 1_000 * round_ + epoch)
             score = check.score(model.state_dict())
             if score < best_score:
-                best_state, best_score = _copy(model), score
+                best_state, best_score = copy_state(model), score
             emit(round=round_, epoch=epoch, phase="clone", samples=len(data[2]),
                  headroom=headroom, policy_loss=policy_loss, value_loss=value_loss,
                  val_score=score)
@@ -197,7 +191,7 @@ def _searched(emit: Callable[..., None], round_: int, episodes: int, headroom: f
     emit(keep=False, round=round_, phase="search", samples=episodes, headroom=headroom)
 
 
-def _search_all(
+def search_all(
     state: dict[str, torch.Tensor], config: ImproveConfig, seeds: list[tuple[int, ...]],
     done: Callable[[int, float], None],
 ) -> list[tuple[Demonstrations, float]]:
@@ -217,7 +211,3 @@ def _search_all(
             out.append(result)
             done(len(out), result[1])
     return out
-
-
-def _copy(model: ActorCritic) -> dict[str, torch.Tensor]:
-    return {k: v.detach().clone() for k, v in model.state_dict().items()}

@@ -55,3 +55,8 @@ class ActorCritic(nn.Module):
         logits = torch.cat([self.levels(h).reshape(batch, WINDOW * LEVELS), self.wait(z)], -1)
         logits = torch.where(mask, logits, torch.full_like(logits, MASKED))
         return logits, self.value(z).squeeze(-1)
+
+
+def copy_state(model: nn.Module) -> dict[str, torch.Tensor]:
+    """A snapshot of the weights that later training steps do not change."""
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}

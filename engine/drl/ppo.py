@@ -28,7 +28,7 @@ from engine.drl.actor import NumpyActor
 from engine.drl.bc import clone, collect_demonstrations, merge
 from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from engine.drl.expert import ExpertConfig, expert_action
-from engine.drl.network import ActorCritic
+from engine.drl.network import ActorCritic, copy_state
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
@@ -181,7 +181,7 @@ def train(
             )
             score = greedy_score(actor_chooser(model), validation)
             if score < best_score:
-                best_state, best_score = _copy(model), score
+                best_state, best_score = copy_state(model), score
             emit(_row("bc", 0, len(data[2]), [], policy_loss, value_loss, score, teacher_score))
 
     envs = [MoldableEnv(config.curriculum) for _ in range(config.envs)]
@@ -287,7 +287,7 @@ def train(
         if iteration % config.eval_every == 0 or iteration == config.iterations:
             score = greedy_score(actor_chooser(model), validation)
             if score < best_score:
-                best_state, best_score = _copy(model), score
+                best_state, best_score = copy_state(model), score
         mean = np.mean(stats, axis=0)
         emit(_row("ppo", iteration, batch_size, episode_jcts, mean[0], mean[1], score,
                   teacher_score, entropy=mean[2], approx_kl=mean[3], clipfrac=mean[4],
@@ -296,7 +296,7 @@ def train(
             _save(out_dir, model, optimizer, iteration, history, config, best_state, best_score)
 
     if best_state is None:  # PPO from scratch that never validated
-        best_state, best_score = _copy(model), greedy_score(actor_chooser(model), validation)
+        best_state, best_score = copy_state(model), greedy_score(actor_chooser(model), validation)
     checkpoint = None
     if out_dir is not None:
         checkpoint = _save(
@@ -347,10 +347,6 @@ def _row(
     }
 
 
-def _copy(model: ActorCritic) -> dict[str, torch.Tensor]:
-    return {k: v.detach().clone() for k, v in model.state_dict().items()}
-
-
 def _save(
     out_dir: Path,
     model: ActorCritic,
@@ -364,7 +360,7 @@ def _save(
     path = out_dir / "checkpoint.pt"
     save_checkpoint(
         path,
-        Checkpoint(_copy(model), optimizer.state_dict(), iteration, history, asdict(config),
+        Checkpoint(copy_state(model), optimizer.state_dict(), iteration, history, asdict(config),
                    best_state, best_score),
     )
     return path

@@ -13,8 +13,8 @@ from engine.cli import main
 from engine.cluster import Cluster
 from engine.drl.expert_iteration import (
     ImproveConfig,
-    _search_all,
     improve,
+    search_all,
     search_episode,
     validation,
 )
@@ -87,8 +87,8 @@ def test_cli_exports_a_card_that_loads(tmp_path, shipped):
 def test_searching_in_worker_processes_gives_the_same_labels(shipped):
     seeds = [(0, 1, 0), (0, 1, 1)]
     state = shipped.state_dict
-    alone = _search_all(state, replace(TINY, workers=1), seeds, lambda n, h: None)
-    pooled = _search_all(state, replace(TINY, workers=2), seeds, lambda n, h: None)
+    alone = search_all(state, replace(TINY, workers=1), seeds, lambda n, h: None)
+    pooled = search_all(state, replace(TINY, workers=2), seeds, lambda n, h: None)
     assert [h for _, h in alone] == [h for _, h in pooled]
     for (a, _), (b, _) in zip(alone, pooled, strict=True):
         assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
