@@ -1,4 +1,4 @@
-"""How much better could a schedule be? Clairvoyant local search over its GPU counts.
+"""How much better could a schedule be? Clairvoyant searches over its GPU counts.
 
 A diagnostic, not a scheduler: it knows the whole workload in advance, which no online
 policy does. Starting from a policy that starts one job at a time (``drl``, the teacher
@@ -7,6 +7,11 @@ move whenever the workload's average JCT drops, and sweeps the jobs for a few pa
 The drop it finds is a floor on what a perfect-foresight scheduler could still gain near
 that schedule, so it tells how much room a learned policy has left, and its improved
 decisions can serve as labels for the policy (expert iteration).
+
+:func:`bias_search` is the coarse, cheap search: one sizing bias for the whole workload
+(every decision leaning towards fewer or more GPUs), a handful of runs instead of
+thousands. That the best bias differs from workload to workload (smaller at high load)
+shows what the network has not yet learnt to read from the state.
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from engine.cluster import Cluster
+from engine.drl.actor import NumpyActor
 from engine.drl.expert import expert_action
 from engine.env.features import DecisionPoint
 from engine.env.planning import Chooser, plan_starts
-from engine.env.spec import LEVELS, WAIT, decode
+from engine.env.spec import LEVELS, WAIT, WINDOW, decode
 from engine.job import Job
 from engine.policies.base import Allocation, Policy, SchedulerView
 from engine.policies.drl import DrlPolicy
@@ -29,6 +35,10 @@ from engine.simulator import simulate
 
 MOVES: tuple[int, ...] = (-1, 1, 2)
 """Level shifts tried per job, in order (the first that helps is kept)."""
+
+SIZING_BIASES: tuple[float, ...] = (-1.5, -1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5)
+"""Biases :func:`bias_search` tries: per GPU-count level, added to the log-probability."""
+_LEVEL_INDEX = np.tile(np.arange(LEVELS, dtype=float), WINDOW)
 
 SEARCHABLE: tuple[str, ...] = ("drl", "drl-expert")
 """Policies local search can start from: the ones that start one job at a time."""
@@ -132,3 +142,46 @@ def local_search(
             break
     kept = {index: s for index, s in shifts.items() if s}
     return SearchResult(base, best, kept, tuple(per_pass), runs)
+
+
+def biased_chooser(actor: NumpyActor, bias: float) -> Chooser:
+    """Greedy on log-probability + ``bias`` x level index: below 0 it leans to fewer GPUs.
+
+    Each level step multiplies an action's odds by ``exp(bias)``, so the order among the
+    jobs at one GPU count is the network's own.
+    """
+
+    def choose(point: DecisionPoint) -> tuple[int, None]:
+        with np.errstate(divide="ignore"):  # masked actions: log 0 = -inf, never chosen
+            score = np.log(actor.probabilities(point.obs, point.mask))
+        score[:WAIT] += bias * _LEVEL_INDEX
+        return int(score.argmax()), None
+
+    return choose
+
+
+@dataclass(frozen=True)
+class BiasResult:
+    """The best sizing bias for one workload, and every bias's average JCT."""
+
+    bias: float
+    base_avg_jct: float
+    """Average JCT at bias 0: the network's own greedy schedule."""
+    avg_jct: float
+    tried: Mapping[float, float]
+
+    @property
+    def headroom(self) -> float:
+        """Fraction of the base average JCT the best bias removed."""
+        return 1.0 - self.avg_jct / self.base_avg_jct
+
+
+def bias_search(
+    jobs: Sequence[Job], cluster: Cluster, actor: NumpyActor,
+    biases: Sequence[float] = SIZING_BIASES,
+) -> BiasResult:
+    """Run the workload once per bias (and at 0); the bias with the lowest average JCT."""
+    tried = {b: simulate(jobs, cluster, ShiftedPolicy(biased_chooser(actor, b), {}), 0)
+             .summary.avg_jct for b in sorted({0.0, *biases})}
+    best = min(tried, key=lambda b: (tried[b], abs(b)))  # ties: the smaller change
+    return BiasResult(best, tried[0.0], tried[best], tried)

@@ -9,7 +9,15 @@ from hypothesis import strategies as st
 from engine.cluster import Cluster
 from engine.env.features import observe
 from engine.env.spec import LEVELS, WAIT, decode
-from engine.headroom import ShiftedPolicy, chooser, local_search, shift_action
+from engine.headroom import (
+    ShiftedPolicy,
+    bias_search,
+    biased_chooser,
+    chooser,
+    local_search,
+    shift_action,
+)
+from engine.policies.drl import DrlPolicy
 from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
 from tests.factories import make_job
@@ -73,3 +81,38 @@ def test_search_finds_the_obvious_move():
     assert result.base_avg_jct == 1_000.0 / 8
     assert result.per_pass == (1_000.0 / 12, 1_000.0 / 16, 1_000.0 / 16)
     assert result.shifts == {0: 2}
+
+
+def _drl_actor():
+    return DrlPolicy().actor
+
+
+def test_bias_zero_is_drl_itself():
+    jobs = _jobs()
+    biased = simulate(jobs, CLUSTER, ShiftedPolicy(biased_chooser(_drl_actor(), 0.0), {}), 0)
+    assert biased.jobs.equals(simulate(jobs, CLUSTER, DrlPolicy(), 0).jobs)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=4, max_size=4), st.integers(1, 12))
+def test_a_huge_negative_bias_picks_the_fewest_gpus_on_offer(free, waiting):
+    jobs = [make_job(i, 0.0, 600.0 * (i + 1), max_gpus=16) for i in range(waiting)]
+    point = observe(0.0, CLUSTER, jobs, [], free)
+    action, _ = biased_chooser(_drl_actor(), -1e3)(point)
+    starts = np.flatnonzero(point.mask[:WAIT])
+    if starts.size == 0:
+        assert action == WAIT
+    elif action != WAIT:
+        assert point.mask[action]
+        assert decode(action)[1] == min(decode(a)[1] for a in starts)
+
+
+def test_bias_search_keeps_the_best_bias_and_it_replays():
+    jobs = _jobs()
+    actor = _drl_actor()
+    found = bias_search(jobs, CLUSTER, actor, biases=(-1.0, -0.5, 0.5))
+    assert set(found.tried) == {-1.0, -0.5, 0.0, 0.5}
+    assert found.avg_jct == min(found.tried.values()) <= found.base_avg_jct == found.tried[0.0]
+    assert found.headroom >= 0.0
+    replay = simulate(jobs, CLUSTER, ShiftedPolicy(biased_chooser(actor, found.bias), {}), 0)
+    assert replay.summary.avg_jct == found.avg_jct

@@ -19,7 +19,13 @@ import pandas as pd
 from tqdm import tqdm
 
 from engine.cli.common import positive_int
-from engine.drl.expert_iteration import REFERENCE, ImproveConfig, ImproveResult, improve
+from engine.drl.expert_iteration import (
+    METHODS,
+    REFERENCE,
+    ImproveConfig,
+    ImproveResult,
+    improve,
+)
 from engine.drl.pretrained import PRETRAINED_DIR, load_pretrained, save_pretrained
 from engine.env.curriculum import Curriculum
 
@@ -32,6 +38,12 @@ SEARCHED: dict[str, Curriculum] = {
                     max_runtimes=(8 * 3600.0, 200 * 3600.0)),
 }
 """What ``--search`` may name."""
+SEARCH_WORDS: dict[str, str] = {
+    "shifts": "local search of per-job GPU-count shifts",
+    "bias": "the best of a few sizing biases per workload",
+    "bias+shifts": "the best sizing bias, then local search of per-job shifts",
+}
+"""How the card describes each ``--method``."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,6 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"search-then-clone rounds (default {defaults.rounds})")
     parser.add_argument("--episodes", type=positive_int, default=defaults.episodes,
                         help=f"workloads searched per round (default {defaults.episodes})")
+    parser.add_argument("--method", choices=METHODS, default=defaults.method,
+                        help="the search: per-job GPU-count shifts, one sizing bias per "
+                             "workload (a few runs each), or the bias then shifts (default "
+                             f"{defaults.method})")
     parser.add_argument("--passes", type=positive_int, default=defaults.passes,
                         help=f"local-search sweeps per workload (default {defaults.passes})")
     parser.add_argument("--epochs", type=positive_int, default=defaults.epochs,
@@ -74,7 +90,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     start = load_pretrained(args.weights)
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
-                     passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
+                     method=args.method, passes=args.passes, epochs=args.epochs,
+                     learning_rate=args.lr,
                      workers=args.workers, seed=args.seed, val_broad=args.val_broad,
                      curriculum=SEARCHED[args.search])
     if args.quick:
@@ -105,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
         card = model_card(start.card, config, result)
         card["improvements"][-1]["command"] = (
             f"python -m engine improve --weights {args.weights} --rounds {config.rounds} "
-            f"--episodes {config.episodes} --passes {config.passes} --epochs {config.epochs} "
+            f"--method {config.method} --episodes {config.episodes} "
+            f"--passes {config.passes} --epochs {config.epochs} "
             f"--lr {config.learning_rate:g} --seed {config.seed} --search {args.search} "
             f"--val-broad {config.val_broad} --export")
         path = save_pretrained(result.best_state, int(start.card["hidden"]), card, args.export)
@@ -119,9 +137,10 @@ def model_card(start: dict[str, Any], config: ImproveConfig, result: ImproveResu
     return {
         **kept,
         "improvements": [*start.get("improvements", []), {
-            "method": "expert iteration (engine.drl.expert_iteration): clairvoyant local "
-            "search of per-job GPU-count shifts around the policy's schedules, then "
-            "behaviour cloning onto the searched actions; best validation weights kept",
+            "method": "expert iteration (engine.drl.expert_iteration): clairvoyant search "
+            f"({config.method}: {SEARCH_WORDS[config.method]}) around the policy's "
+            "schedules, then behaviour cloning onto the searched actions; best validation "
+            "weights kept",
             "hyperparameters": asdict(config),
             "validation": {
                 "metric": f"mean avg JCT / {REFERENCE}'s over eval-like workloads drawn "

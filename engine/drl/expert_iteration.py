@@ -4,8 +4,10 @@ PPO on two CPU cores sees too few episodes to find small, state-dependent gains:
 gradient is noisy where the return differs by a percent. The simulator, though, is
 deterministic for a workload, so the better decision can be *searched for*:
 :func:`engine.headroom.local_search` shifts per-job GPU counts of the policy's schedule
-while the workload's average JCT drops. The student is then cloned (cross-entropy) onto
-the searched actions in the states of the improved schedule, as in expert iteration
+while the workload's average JCT drops, or :func:`engine.headroom.bias_search` finds the
+workload's best sizing bias (a few runs, so many more workloads per round). The student
+is then cloned (cross-entropy) onto the searched actions in the states of the improved
+schedule, as in expert iteration
 (Anthony et al., NeurIPS 2017) and AlphaZero, where a search around the network is its
 teacher. The search knows the future, which the policy never does; cloned over many
 workloads, the student learns the shift that helps on average in each state. Each round
@@ -33,7 +35,8 @@ from engine.drl.bc import Demonstrations, clone, merge, play_episode
 from engine.drl.network import ActorCritic, copy_state
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.env.moldable_env import MoldableEnv
-from engine.headroom import ShiftedPolicy, local_search
+from engine.env.planning import Chooser
+from engine.headroom import ShiftedPolicy, bias_search, biased_chooser, local_search
 from engine.job import Job
 from engine.policies.drl import DrlPolicy
 from engine.simulator import simulate
@@ -47,6 +50,9 @@ _NAN = float("nan")
 _BLANK_ROW: dict[str, Any] = {"round": 0, "epoch": 0, "samples": 0, "headroom": _NAN,
                               "policy_loss": _NAN, "value_loss": _NAN, "val_score": _NAN}
 """A history row's fields before a phase fills in its own."""
+METHODS: tuple[str, ...] = ("shifts", "bias", "bias+shifts")
+"""Searches a round may run: per-job level shifts, one sizing bias per workload, or the
+bias first and then shifts around the biased schedule."""
 
 
 def _search_curriculum() -> Curriculum:
@@ -60,6 +66,7 @@ class ImproveConfig:
     seed: int = 0  # seeds the searched workloads and the cloning order
     rounds: int = 2  # search-then-clone rounds
     episodes: int = 80  # workloads searched per round
+    method: str = "shifts"  # the search, one of METHODS
     passes: int = 2  # local-search sweeps over each workload's jobs
     epochs: int = 8  # cloning epochs per round (each validated)
     learning_rate: float = 3e-4  # cloning step size (small: it fine-tunes trained weights)
@@ -119,7 +126,7 @@ def validation(config: ImproveConfig) -> Validation:
 
 def search_episode(
     state: Mapping[str, Any], curriculum: Curriculum, seed: tuple[int, ...], passes: int,
-    gamma: float,
+    gamma: float, method: str = "shifts",
 ) -> tuple[Demonstrations, float]:
     """Search one curriculum workload around the policy; its improved states and actions.
 
@@ -127,9 +134,22 @@ def search_episode(
     improved schedule and the fraction of average JCT the search removed.
     """
     jobs, cluster = curriculum.workload(np.random.default_rng(seed))
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     policy = DrlPolicy(state)
-    found = local_search(jobs, cluster, policy.choose, passes)
-    improved = ShiftedPolicy(policy.choose, found.shifts)
+    choose: Chooser = policy.choose
+    shifts: Mapping[int, int] = {}
+    base = end = float("nan")
+    if method.startswith("bias"):
+        biased = bias_search(jobs, cluster, policy.actor)
+        choose = biased_chooser(policy.actor, biased.bias)
+        base, end = biased.base_avg_jct, biased.avg_jct
+    if method.endswith("shifts"):
+        found = local_search(jobs, cluster, choose, passes)
+        shifts, end = found.shifts, found.avg_jct
+        if method == "shifts":
+            base = found.base_avg_jct
+    improved = ShiftedPolicy(choose, shifts)
     env = MoldableEnv(jobs=jobs, cluster=cluster)
     obs, info = env.reset()
 
@@ -137,7 +157,7 @@ def search_episode(
         action, _ = improved.choose(env.decision)
         return action, action
 
-    return play_episode(env, obs, info, label_and_act, gamma), found.headroom
+    return play_episode(env, obs, info, label_and_act, gamma), 1.0 - end / base
 
 
 def improve(
@@ -198,7 +218,7 @@ def search_all(
     """Every seed's :func:`search_episode`, in seed order, over ``config.workers`` processes."""
     weights = {k: v.detach().cpu().numpy() for k, v in state.items()}
     job = partial(search_episode, weights, config.curriculum, passes=config.passes,
-                  gamma=config.gamma)
+                  gamma=config.gamma, method=config.method)
     out: list[tuple[Demonstrations, float]] = []
     with ExitStack() as stack:
         if config.workers > 1:  # spawned: never fork a process that has run torch

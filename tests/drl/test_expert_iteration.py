@@ -21,7 +21,7 @@ from engine.drl.expert_iteration import (
 from engine.drl.pretrained import load_pretrained
 from engine.env.curriculum import Curriculum
 from engine.env.spec import OBS_SIZE
-from engine.headroom import local_search
+from engine.headroom import bias_search, biased_chooser, local_search
 from engine.policies.drl import DrlPolicy
 from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
@@ -100,3 +100,28 @@ def test_validation_is_the_cells_plus_broad_workloads_from_training_seeds():
     assert [len(jobs) for jobs, _ in check.workloads[:2]] == [16, 16]
     assert check.workloads[0][1] == Cluster(2, 4)
     assert all(ref > 0 for ref in check.reference)
+
+
+@pytest.mark.parametrize("method", ["bias", "bias+shifts"])
+def test_bias_searches_label_their_improved_schedule(shipped, method):
+    seed = (0, 2, 0)
+    data, headroom = search_episode(shipped.state_dict, SMALL, seed, passes=1, gamma=1.0,
+                                    method=method)
+    _, masks, actions, returns = data
+    assert masks[np.arange(len(actions)), actions].all()
+    jobs, cluster = SMALL.workload(np.random.default_rng(seed))
+    actor = DrlPolicy(shipped.state_dict).actor
+    biased = bias_search(jobs, cluster, actor)
+    end = biased.avg_jct
+    if method == "bias+shifts":
+        end = local_search(jobs, cluster, biased_chooser(actor, biased.bias), passes=1).avg_jct
+    assert end <= biased.avg_jct
+    assert headroom == pytest.approx(1.0 - end / biased.base_avg_jct) and headroom >= 0.0
+    ideal = simulate(jobs, cluster, DrlPolicy(shipped.state_dict), 0).summary.lower_bound_avg_jct
+    assert returns[0] == pytest.approx(-end / ideal)
+
+
+def test_an_unknown_search_method_is_refused(shipped):
+    with pytest.raises(ValueError, match="method must be one of"):
+        search_episode(shipped.state_dict, SMALL, (0, 1, 0), passes=1, gamma=1.0,
+                       method="annealing")
