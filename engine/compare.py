@@ -123,6 +123,27 @@ def compare(
     return table
 
 
+def held_out_tuning(sweep: pd.DataFrame) -> pd.Series:
+    """Per seed: the average JCT of the setting that is best on the *other* seeds.
+
+    ``sweep`` is one tuned policy's sweep records (as ``compare`` leaves them in
+    ``attrs``): a row per (seed, setting) with ``avg_jct``. Tuning on the other workloads
+    of a cell (leave-one-out) is how an operator would pick one setting for a kind of
+    workload; tuning on the scored workload itself is the oracle. Ties go to the first
+    setting in grid order, as in :meth:`TunedPolicy.sweep`.
+    """
+    settings = [c for c in sweep.columns if c not in ("avg_jct", "best", "policy", "seed")]
+    grid = sweep.pivot_table(index=settings, columns="seed", values="avg_jct", sort=False)
+    if grid.shape[1] < 2:
+        raise ValueError("held-out tuning needs at least two workloads")
+    totals = grid.sum(axis=1)
+    picked = {}
+    for seed in grid.columns:
+        others = (totals - grid[seed]).to_numpy()
+        picked[seed] = float(grid[seed].iloc[int(others.argmin())])
+    return pd.Series(picked, name="avg_jct")
+
+
 def _runs(key: int, name: str, tuned: Mapping[str, TunedPolicy]) -> list[_Run]:
     """The runs behind one row: the policy itself, or each candidate of a tuned one."""
     if name not in tuned:

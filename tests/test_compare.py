@@ -8,10 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from factories import make_job
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.cli import main
 from engine.cluster import Cluster
-from engine.compare import METRICS, compare, run_policy, summarize_comparison
+from engine.compare import METRICS, compare, held_out_tuning, run_policy, summarize_comparison
 from engine.workload import GeneratorConfig
 
 CLUSTER = Cluster(2, 2)
@@ -49,6 +51,44 @@ def test_sweep_records_per_seed():
         assert len(best) == 1
         assert best[0]["avg_jct"] == min(r["avg_jct"] for r in mine)
         assert best[0]["avg_jct"] == table.loc[table["seed"] == seed, "avg_jct"].item()
+
+
+def _sweep(grid: list[list[float]]) -> pd.DataFrame:
+    """Sweep records: grid[seed][setting] is that setting's average JCT on that seed."""
+    settings = [("free", 0.1), ("free", 0.2), ("queue", 1)]
+    return pd.DataFrame([
+        {"signal": signal, "T": t, "avg_jct": jct, "best": False, "policy": "p", "seed": seed}
+        for seed, row in enumerate(grid)
+        for (signal, t), jct in zip(settings, row, strict=True)
+    ])
+
+
+def test_held_out_tuning_scores_the_setting_best_on_the_other_seeds():
+    grid = [[1.0, 5.0, 3.0], [4.0, 2.0, 3.0], [9.0, 1.0, 2.0]]
+    # seed 0: the others sum to (13, 3, 5) -> setting 1; seed 1: (10, 6, 5) -> setting 2;
+    # seed 2: (5, 7, 6) -> setting 0
+    assert held_out_tuning(_sweep(grid)).to_dict() == {0: 5.0, 1: 3.0, 2: 9.0}
+
+
+def test_held_out_tuning_breaks_ties_by_grid_order_and_needs_two_seeds():
+    assert held_out_tuning(_sweep([[2.0, 1.0, 1.0], [1.0, 1.0, 1.0]])).to_dict() == {0: 2.0, 1: 1.0}
+    with pytest.raises(ValueError, match="two workloads"):
+        held_out_tuning(_sweep([[1.0, 2.0, 3.0]]))
+
+
+@given(st.lists(st.lists(st.floats(1.0, 1e4), min_size=3, max_size=3), min_size=2, max_size=6))
+def test_held_out_tuning_never_beats_the_oracle_and_picks_a_real_setting(grid):
+    held_out = held_out_tuning(_sweep(grid))
+    for seed, row in enumerate(grid):
+        assert min(row) <= held_out[seed] and held_out[seed] in row
+
+
+def test_held_out_tuning_on_a_real_comparison():
+    table = compare(["threshold-optimal"], WORKLOADS, CLUSTER)
+    held_out = held_out_tuning(pd.DataFrame(table.attrs["threshold_sweep"]))
+    oracle = table.set_index("seed")["avg_jct"]
+    assert sorted(held_out.index) == [0, 1]
+    assert all(held_out[seed] >= oracle[seed] for seed in (0, 1))
 
 
 def test_progress_counts_every_run():

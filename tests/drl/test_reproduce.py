@@ -15,5 +15,17 @@ def test_one_tiny_cell_reports_every_policy_and_the_reduction():
     drl, threshold = row["policies"]["drl"]["mean"], row["policies"]["threshold-optimal"]["mean"]
     assert row["reduction_vs_threshold_optimal"] == 1 - drl / threshold
     assert report["average_reduction_vs_threshold_optimal"] == row["reduction_vs_threshold_optimal"]
+    held_out = row["policies"]["threshold-held-out"]["mean"]
+    assert held_out >= threshold  # tuned on the other workload: never better than the oracle
+    assert row["reduction_vs_threshold_held_out"] == 1 - drl / held_out
     text = format_report(report)
     assert "tiny" in text and "threshold-optimal" in text and "average reduction" in text
+    assert "threshold-held-out" in text
+
+
+def test_one_workload_per_cell_leaves_the_held_out_threshold_out():
+    cell = Cell("single", Cluster(2, 4), [0], GeneratorConfig(jobs=10, load=0.9))
+    report = evaluate([cell], processes=1)
+    assert "threshold-held-out" not in report["cells"][0]["policies"]
+    assert report["average_reduction_vs_threshold_held_out"] is None
+    assert "held-out" not in format_report(report)
