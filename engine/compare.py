@@ -40,6 +40,9 @@ SUMMARY_METRICS: tuple[str, ...] = ("avg_jct", "p95_jct", "makespan", "utilizati
 PARALLEL_MIN_JOB_RUNS = 250_000
 """Simulated jobs (runs x jobs per run) below which one process beats starting workers."""
 
+HELD_OUT = "threshold-held-out"
+"""The threshold rule with (signal, T) tuned on the other workloads compared, not its own."""
+
 Progress = Callable[[int, int], None]
 
 
@@ -142,6 +145,18 @@ def held_out_tuning(sweep: pd.DataFrame) -> pd.Series:
         others = (totals - grid[seed]).to_numpy()
         picked[seed] = float(grid[seed].iloc[int(others.argmin())])
     return pd.Series(picked, name="avg_jct")
+
+
+def with_held_out_threshold(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` plus one ``HELD_OUT`` row (``avg_jct`` only) per workload, given two or more."""
+    sweep = pd.DataFrame(table.attrs.get("threshold_sweep", []))
+    if sweep.empty or sweep["seed"].nunique() < 2:
+        return table
+    held_out = held_out_tuning(sweep)
+    rows = pd.DataFrame({"policy": HELD_OUT, "seed": held_out.index, "avg_jct": held_out.values})
+    merged = pd.concat([table, rows], ignore_index=True)
+    merged.attrs.update(table.attrs)
+    return merged
 
 
 def _runs(key: int, name: str, tuned: Mapping[str, TunedPolicy]) -> list[_Run]:

@@ -161,6 +161,18 @@ def test_cli_table_sorted_by_avg_jct(capsys):
     assert "±" in lines[2]
 
 
+def test_cli_reports_the_held_out_threshold_with_two_seeds_or_more(capsys):
+    argv = ["compare", "--jobs", "20", "--nodes", "2", "--policies", "threshold-optimal"]
+    assert main([*argv, "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if line.startswith("threshold-held-out")]
+    held_out = float(line.split("avg JCT ")[1].split()[0].replace(",", ""))
+    oracle = float(out.splitlines()[2].split()[1].replace(",", ""))
+    assert held_out >= oracle - 1  # never better than tuning on each seed itself (rounding)
+    assert main([*argv, "--seeds", "1"]) == 0
+    assert "threshold-held-out" not in capsys.readouterr().out
+
+
 def test_cli_unknown_policy_is_a_readable_error(capsys):
     assert main(["compare", "--jobs", "5", "--policies", "fifo-request,nope"]) == 2
     err = capsys.readouterr().err

@@ -18,11 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from engine.cli.common import positive_int, print_json
 from engine.cluster import Cluster
-from engine.compare import compare, held_out_tuning, runnable_policies, summarize_comparison
+from engine.compare import (
+    HELD_OUT,
+    compare,
+    runnable_policies,
+    summarize_comparison,
+    with_held_out_threshold,
+)
 from engine.drl.pretrained import PRETRAINED_DIR, update_card
 from engine.job import Job
 from engine.workload import GeneratorConfig, load_workload, to_jobs
@@ -31,8 +35,6 @@ LOADS: tuple[float, ...] = (0.7, 0.85, 1.0)
 CLUSTERS: tuple[Cluster, ...] = (Cluster(8, 4), Cluster(16, 4))
 POLLUX_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "pollux" / "workloads"
 TARGET, REFERENCE = "drl", "threshold-optimal"
-HELD_OUT = "threshold-held-out"
-"""The threshold rule with (signal, T) tuned on the cell's other workloads, not its own."""
 
 
 @dataclass(frozen=True)
@@ -112,18 +114,6 @@ def evaluate(cell_list: list[Cell], processes: int | None = None) -> dict[str, A
         "cells_where_drl_beats_every_baseline": sum(r["drl_beats_every_baseline"] for r in results),
         "skipped_policies": skipped,
     }
-
-
-def with_held_out_threshold(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` plus one ``HELD_OUT`` row per workload (when the cell has two or more)."""
-    sweep = pd.DataFrame(table.attrs.get("threshold_sweep", []))
-    if sweep.empty or sweep["seed"].nunique() < 2:
-        return table
-    held_out = held_out_tuning(sweep)
-    rows = pd.DataFrame({"policy": HELD_OUT, "seed": held_out.index, "avg_jct": held_out.values})
-    merged = pd.concat([table, rows], ignore_index=True)
-    merged.attrs.update(table.attrs)
-    return merged
 
 
 def run(args: argparse.Namespace) -> int:
