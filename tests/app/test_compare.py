@@ -20,6 +20,8 @@ def test_compare_runs_with_charts_table_and_downloads() -> None:
     assert (summary["runs"] == 2).all()
     assert {"avg_jct_mean", "avg_jct_ci95"} <= set(summary.columns)
     assert len(at.get("download_button")) == 2
+    (held_out,) = [c.value for c in at.caption if "threshold-held-out" in c.value]
+    assert "rather than" in held_out
 
 
 def test_without_threshold_optimal_there_is_no_sweep() -> None:
@@ -29,3 +31,4 @@ def test_without_threshold_optimal_there_is_no_sweep() -> None:
     at.button(key="cmp_run").click().run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == 4
+    assert not [c for c in at.caption if "threshold-held-out" in c.value]
