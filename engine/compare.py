@@ -108,12 +108,13 @@ def compare(
     """
     workloads = _workloads(workloads_or_seeds, cluster, config)
     tuned = {name: p for name in policies if isinstance(p := make_policy(name), TunedPolicy)}
-    runs = [run for key in workloads for name in policies for run in _runs(key, name, tuned)]
-    summaries = _execute(runs, workloads, cluster, processes, progress)
+    plan = {(key, name): _runs(key, name, tuned) for key in workloads for name in policies}
+    summaries = _execute([run for row in plan.values() for run in row], workloads, cluster,
+                         processes, progress)
     rows, sweeps = [], {}
     for key in workloads:
         for name in policies:
-            found = [summaries[run] for run in _runs(key, name, tuned)]
+            found = [summaries[run] for run in plan[key, name]]
             summary = found[0]
             if name in tuned:
                 best, sweep = tuned[name].sweep([s.avg_jct for s in found])
