@@ -22,7 +22,7 @@ from scipy import stats
 
 from engine.cluster import Cluster
 from engine.job import Job
-from engine.policies import POLICIES, Policy, TunedPolicy, make_policy
+from engine.policies import POLICIES, Policy, ThresholdOptimal, TunedPolicy, make_policy
 from engine.simulator import SimulationResult, Summary, simulate
 from engine.speedup import Linear
 from engine.workload import GeneratorConfig, generate, to_jobs
@@ -140,17 +140,15 @@ def held_out_tuning(sweep: pd.DataFrame) -> pd.Series:
     grid = sweep.pivot_table(index=settings, columns="seed", values="avg_jct", sort=False)
     if grid.shape[1] < 2:
         raise ValueError("held-out tuning needs at least two workloads")
-    totals = grid.sum(axis=1)
-    picked = {}
-    for seed in grid.columns:
-        others = (totals - grid[seed]).to_numpy()
-        picked[seed] = float(grid[seed].iloc[int(others.argmin())])
-    return pd.Series(picked, name="avg_jct")
+    jcts = grid.to_numpy()
+    others = jcts.sum(axis=1, keepdims=True) - jcts  # (setting, seed): sum over other seeds
+    picked = jcts[others.argmin(axis=0), np.arange(jcts.shape[1])]  # argmin: first of ties
+    return pd.Series(picked, index=grid.columns, name="avg_jct")
 
 
 def with_held_out_threshold(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` plus one ``HELD_OUT`` row (``avg_jct`` only) per workload, given two or more."""
-    sweep = pd.DataFrame(table.attrs.get("threshold_sweep", []))
+    sweep = pd.DataFrame(table.attrs.get(ThresholdOptimal.sweep_key, []))
     if sweep.empty or sweep["seed"].nunique() < 2:
         return table
     held_out = held_out_tuning(sweep)
