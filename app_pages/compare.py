@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import views
-from engine.compare import HELD_OUT, held_out_tuning, summarize_comparison
+from engine.compare import HELD_OUT, held_out_threshold, results_table, summarize_comparison
 from lab import runs, state, ui
 
 st.title("Compare policies")
@@ -29,7 +29,7 @@ done = st.session_state.get("comparison")
 if done is not None:
     results, skipped = done
     ui.skipped_note(skipped)
-    table = runs.comparison_table(results)
+    table = results_table(results)
     if table.empty:
         st.stop()
     summary = summarize_comparison(table)
@@ -52,12 +52,12 @@ if done is not None:
     timelines = {n: first_runs[n].timeline for n in by_policy.index if n in first_runs}
     ui.chart(views.timeline_figure(timelines, state.cluster().total_gpus), key="cmp_timeline")
     st.caption(f"Utilization and queue over time on seed {min(results)}.")
-    sweeps = [r[runs.REFERENCE].extras["threshold_sweep"].assign(seed=seed)
-              for seed, r in results.items() if runs.REFERENCE in r]
-    if sweeps:
-        ui.chart(views.sweep_figure(pd.concat(sweeps)), key="cmp_sweep")
-    if len(sweeps) >= 2:
-        held_out = held_out_tuning(pd.concat(sweeps)).mean()
+    sweep = pd.DataFrame(table.attrs.get("threshold_sweep", []))
+    if not sweep.empty:
+        ui.chart(views.sweep_figure(sweep), key="cmp_sweep")
+    held_out_jct = held_out_threshold(table)
+    if held_out_jct is not None:
+        held_out = held_out_jct.mean()
         oracle = float(by_policy.loc[runs.REFERENCE, "avg_jct_mean"])
         st.caption(f"`{HELD_OUT}`: with the setting best on the *other* seeds instead of its "
                    f"own, the threshold rule averages {held_out:,.0f} s rather than "

@@ -119,9 +119,36 @@ def compare(
             if name in tuned:
                 best, sweep = tuned[name].sweep([s.avg_jct for s in found])
                 summary = found[best]
-                records = sweep.assign(policy=name, seed=key).to_dict("records")
-                sweeps.setdefault(tuned[name].sweep_key, []).extend(records)
-            rows.append({"policy": name, "seed": key, **{m: getattr(summary, m) for m in METRICS}})
+                sweeps.setdefault(tuned[name].sweep_key, []).extend(_records(sweep, name, key))
+            rows.append(_row(name, key, summary))
+    return _table(rows, sweeps)
+
+
+def results_table(results: Mapping[int, Mapping[str, SimulationResult]]) -> pd.DataFrame:
+    """:func:`compare`'s table (sweeps in ``attrs`` too) from runs already made.
+
+    ``results`` is ``{seed: {policy: result}}``, as a caller that keeps each run's jobs
+    and timeline (the app) holds them; a tuned policy's sweep comes from its ``extras``.
+    """
+    rows, sweeps = [], {}
+    for key, by_policy in results.items():
+        for name, result in by_policy.items():
+            for sweep_key, sweep in result.extras.items():
+                if isinstance(sweep, pd.DataFrame):
+                    sweeps.setdefault(sweep_key, []).extend(_records(sweep, name, key))
+            rows.append(_row(name, key, result.summary))
+    return _table(rows, sweeps)
+
+
+def _records(sweep: pd.DataFrame, policy: str, key: int) -> list[dict]:
+    return sweep.assign(policy=policy, seed=key).to_dict("records")
+
+
+def _row(policy: str, key: int, summary: Summary) -> dict:
+    return {"policy": policy, "seed": key, **{m: getattr(summary, m) for m in METRICS}}
+
+
+def _table(rows: list[dict], sweeps: dict[str, list[dict]]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=["policy", "seed", *METRICS])
     table.attrs.update(sweeps)
     return table
@@ -146,12 +173,22 @@ def held_out_tuning(sweep: pd.DataFrame) -> pd.Series:
     return pd.Series(picked, index=grid.columns, name="avg_jct")
 
 
-def with_held_out_threshold(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` plus one ``HELD_OUT`` row (``avg_jct`` only) per workload, given two or more."""
+def held_out_threshold(table: pd.DataFrame) -> pd.Series | None:
+    """Per workload, ``HELD_OUT``'s average JCT from a comparison's threshold sweep.
+
+    ``None`` when ``table`` has no threshold-optimal sweep or fewer than two workloads.
+    """
     sweep = pd.DataFrame(table.attrs.get(ThresholdOptimal.sweep_key, []))
     if sweep.empty or sweep["seed"].nunique() < 2:
+        return None
+    return held_out_tuning(sweep)
+
+
+def with_held_out_threshold(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` plus one ``HELD_OUT`` row (``avg_jct`` only) per workload, given two or more."""
+    held_out = held_out_threshold(table)
+    if held_out is None:
         return table
-    held_out = held_out_tuning(sweep)
     rows = pd.DataFrame({"policy": HELD_OUT, "seed": held_out.index, "avg_jct": held_out.values})
     merged = pd.concat([table, rows], ignore_index=True)
     merged.attrs.update(table.attrs)
@@ -177,7 +214,7 @@ def summarize_comparison(
     for policy, group in table.groupby("policy", sort=False):
         row: dict[str, object] = {"policy": policy, "runs": len(group)}
         for metric in metrics:
-            mean, half = _mean_ci(group[metric].to_numpy(dtype=float))
+            mean, half = mean_ci(group[metric].to_numpy(dtype=float))
             row[f"{metric}_mean"], row[f"{metric}_ci95"] = mean, half
         rows.append(row)
     summary = pd.DataFrame(rows)
@@ -186,7 +223,8 @@ def summarize_comparison(
     return summary
 
 
-def _mean_ci(values: np.ndarray) -> tuple[float, float]:
+def mean_ci(values: np.ndarray) -> tuple[float, float]:
+    """Mean and the half-width of its 95% Student-t interval (NaN for one value)."""
     n = len(values)
     mean = float(values.mean())
     if n < 2:

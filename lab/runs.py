@@ -12,11 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from engine.cluster import Cluster
-from engine.compare import METRICS, run_policy
+from engine.compare import run_policy
 from engine.drl.pretrained import PretrainedPolicy, shipped_policy
 from engine.job import Job
 from engine.policies import POLICIES, Policy, TunedPolicy, make_policy
@@ -131,14 +130,4 @@ def compare_runs(
             done += 1
             progress(done, total)
     return results, skipped
-
-
-def comparison_table(results: dict[int, dict[str, SimulationResult]]) -> pd.DataFrame:
-    """``compare``'s table (one row per policy and seed) from full results."""
-    rows = [
-        {"policy": name, "seed": seed, **{m: getattr(r.summary, m) for m in METRICS}}
-        for seed, by_policy in results.items()
-        for name, r in by_policy.items()
-    ]
-    return pd.DataFrame(rows, columns=["policy", "seed", *METRICS])
 

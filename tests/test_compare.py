@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 
 from engine.cli import main
 from engine.cluster import Cluster
-from engine.compare import METRICS, compare, held_out_tuning, run_policy, summarize_comparison
+from engine.compare import (
+    METRICS,
+    compare,
+    held_out_threshold,
+    held_out_tuning,
+    results_table,
+    run_policy,
+    summarize_comparison,
+)
 from engine.workload import GeneratorConfig
 
 CLUSTER = Cluster(2, 2)
@@ -51,6 +59,23 @@ def test_sweep_records_per_seed():
         assert len(best) == 1
         assert best[0]["avg_jct"] == min(r["avg_jct"] for r in mine)
         assert best[0]["avg_jct"] == table.loc[table["seed"] == seed, "avg_jct"].item()
+
+
+def test_results_table_from_kept_runs_equals_compare():
+    names = ["fifo-request", "threshold-optimal"]
+    results = {seed: {n: run_policy(n, jobs, CLUSTER, seed) for n in names}
+               for seed, jobs in WORKLOADS.items()}
+    kept, fresh = results_table(results), compare(names, WORKLOADS, CLUSTER)
+    pd.testing.assert_frame_equal(kept, fresh)
+    assert kept.attrs == fresh.attrs
+
+
+def test_held_out_threshold_needs_a_sweep_over_two_workloads():
+    assert held_out_threshold(compare(["fifo-request"], WORKLOADS, CLUSTER)) is None
+    assert held_out_threshold(compare(["threshold-optimal"], {0: WORKLOADS[0]}, CLUSTER)) is None
+    two = compare(["threshold-optimal"], WORKLOADS, CLUSTER)
+    pd.testing.assert_series_equal(held_out_threshold(two),
+                                   held_out_tuning(pd.DataFrame(two.attrs["threshold_sweep"])))
 
 
 def _sweep(grid: list[list[float]]) -> pd.DataFrame:
