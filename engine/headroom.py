@@ -8,6 +8,12 @@ The drop it finds is a floor on what a perfect-foresight scheduler could still g
 that schedule, so it tells how much room a learned policy has left, and its improved
 decisions can serve as labels for the policy (expert iteration).
 
+:func:`list_search` is the wide one, tied to no policy's decisions: each job gets a GPU
+count and a place in a priority order, a plain list scheduler (:class:`ListSchedule`, fast
+enough for tens of thousands of runs) starts them, and random moves of one job's count or
+place are kept while the average JCT does not rise. Started from any policy's schedule,
+it tells how far foresight can get from there.
+
 :func:`bias_search` is the coarse, cheap search: one sizing bias for the whole workload
 (every decision leaning towards fewer or more GPUs), a handful of runs instead of
 thousands. That the best bias differs from workload to workload (smaller at high load)
@@ -27,11 +33,11 @@ from engine.drl.actor import NumpyActor
 from engine.drl.expert import expert_action
 from engine.env.features import DecisionPoint
 from engine.env.planning import Chooser, plan_starts
-from engine.env.spec import LEVELS, WAIT, WINDOW, decode
+from engine.env.spec import LEVEL_GPUS, LEVELS, WAIT, WINDOW, decode
 from engine.job import Job
-from engine.policies.base import Allocation, Policy, SchedulerView
+from engine.policies.base import Allocation, FreeGpus, Policy, SchedulerView
 from engine.policies.drl import DrlPolicy
-from engine.simulator import simulate
+from engine.simulator import SimulationResult, simulate
 
 MOVES: tuple[int, ...] = (-1, 1, 2)
 """Level shifts tried per job, in order (the first that helps is kept)."""
@@ -87,21 +93,27 @@ class ShiftedPolicy(Policy):
 
 
 @dataclass(frozen=True)
-class SearchResult:
-    """Where local search ended, from where it started."""
+class Improvement:
+    """A searched schedule's average JCT against its start's."""
 
     base_avg_jct: float
     avg_jct: float
-    shifts: Mapping[int, int]
-    """Job index -> level shift that the improved schedule applies (non-zero only)."""
-    per_pass: tuple[float, ...]
-    """Average JCT after each pass."""
-    simulations: int
 
     @property
     def headroom(self) -> float:
         """Fraction of the base average JCT the search removed."""
         return 1.0 - self.avg_jct / self.base_avg_jct
+
+
+@dataclass(frozen=True)
+class SearchResult(Improvement):
+    """Where local search ended, from where it started."""
+
+    shifts: Mapping[int, int]
+    """Job index -> level shift that the improved schedule applies (non-zero only)."""
+    per_pass: tuple[float, ...]
+    """Average JCT after each pass."""
+    simulations: int
 
 
 def local_search(
@@ -161,19 +173,14 @@ def biased_chooser(actor: NumpyActor, bias: float) -> Chooser:
 
 
 @dataclass(frozen=True)
-class BiasResult:
-    """The best sizing bias for one workload, and every bias's average JCT."""
+class BiasResult(Improvement):
+    """The best sizing bias for one workload, and every bias's average JCT.
+
+    ``base_avg_jct`` is the JCT at bias 0: the network's own greedy schedule.
+    """
 
     bias: float
-    base_avg_jct: float
-    """Average JCT at bias 0: the network's own greedy schedule."""
-    avg_jct: float
     tried: Mapping[float, float]
-
-    @property
-    def headroom(self) -> float:
-        """Fraction of the base average JCT the best bias removed."""
-        return 1.0 - self.avg_jct / self.base_avg_jct
 
 
 def bias_search(
@@ -184,4 +191,102 @@ def bias_search(
     tried = {b: simulate(jobs, cluster, ShiftedPolicy(biased_chooser(actor, b), {}), 0)
              .summary.avg_jct for b in sorted({0.0, *biases})}
     best = min(tried, key=lambda b: (tried[b], abs(b)))  # ties: the smaller change
-    return BiasResult(best, tried[0.0], tried[best], tried)
+    return BiasResult(tried[0.0], tried[best], bias=best, tried=tried)
+
+
+REORDER_REACH = 8
+"""A priority move puts a job at most this many places earlier or later in the order."""
+COUNT_MOVE_SHARE = 0.6
+"""Share of :func:`list_search`'s moves that change a GPU count (the rest reorder)."""
+
+
+class ListSchedule(Policy):
+    """Starts waiting jobs in a fixed priority order at fixed GPU counts.
+
+    At each event it walks the waiting jobs by priority and starts every one whose count
+    fits, skipping those that do not (greedy backfilling). It never idles on purpose, and
+    it is plain enough to run thousands of times per workload.
+    """
+
+    name = "list-schedule"
+    uses_runtimes = True
+
+    def __init__(self, gpus: Sequence[int], order: Sequence[int]) -> None:
+        self.gpus = gpus
+        self._rank = {index: place for place, index in enumerate(order)}
+
+    def schedule(self, view: SchedulerView) -> Sequence[Allocation]:
+        free = FreeGpus(view.free_per_node, view.free_gpus)
+        starts = []
+        for job in sorted(view.waiting, key=lambda job: self._rank[job.index]):
+            if free.total == 0:
+                break
+            if free.take(self.gpus[job.index]) is not None:
+                starts.append(Allocation(job, self.gpus[job.index]))
+        return starts
+
+
+@dataclass(frozen=True)
+class ListSearchResult(Improvement):
+    """The best list schedule found; ``base_avg_jct`` is the start replayed as one."""
+
+    gpus: tuple[int, ...]
+    """GPU count per job index."""
+    order: tuple[int, ...]
+    """Job indices, highest priority first."""
+    trials: int
+
+
+def count_options(job: Job, total_gpus: int) -> list[int]:
+    """The GPU counts a count move steps through: the action levels the job allows, and its ends."""
+    allowed = job.allowed_gpus(total_gpus)
+    levels = {g for g in LEVEL_GPUS if g in allowed}
+    return sorted(levels | {allowed.start, allowed.stop - 1})
+
+
+def list_search(
+    jobs: Sequence[Job],
+    cluster: Cluster,
+    start: SimulationResult,
+    trials: int,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> ListSearchResult:
+    """Random-move hill climbing over each job's GPU count and priority, from ``start``.
+
+    ``start``'s counts, and its start times as the order, seed the search. Each trial
+    moves one random job's count one option up or down (:func:`count_options`), or its
+    place in the order by up to ``REORDER_REACH``, simulates the whole workload, and keeps
+    the move unless the average JCT rose (level moves let it drift across plateaus).
+    Deterministic for ``seed``.
+    """
+    rng = np.random.default_rng(seed)
+    options = [count_options(job, cluster.total_gpus) for job in jobs]
+    gpus = [int(g) for g in start.jobs["gpus"]]
+    order = [int(i) for i in np.argsort(start.jobs["start"].to_numpy(), kind="stable")]
+
+    def avg_jct(gpus: list[int], order: list[int]) -> float:
+        return simulate(jobs, cluster, ListSchedule(gpus, order), 0).summary.avg_jct
+
+    base = current = avg_jct(gpus, order)
+    for trial in range(1, trials + 1):
+        job = int(rng.integers(len(jobs)))
+        new_gpus, new_order = gpus, order
+        if rng.random() < COUNT_MOVE_SHARE:
+            choices = options[job]
+            step = int(np.searchsorted(choices, gpus[job])) + int(rng.choice((-1, 1)))
+            new_gpus = [*gpus]
+            new_gpus[job] = choices[min(max(step, 0), len(choices) - 1)]
+        else:
+            place = order.index(job)
+            target = min(max(place + int(rng.integers(-REORDER_REACH, REORDER_REACH + 1)), 0),
+                         len(order) - 1)
+            new_order = [*order]
+            new_order.insert(target, new_order.pop(place))
+        if (new_gpus, new_order) != (gpus, order):
+            value = avg_jct(new_gpus, new_order)
+            if value <= current:
+                gpus, order, current = new_gpus, new_order, value
+        if progress is not None and (trial % 100 == 0 or trial == trials):
+            progress(trial, trials)
+    return ListSearchResult(base, current, gpus=tuple(gpus), order=tuple(order), trials=trials)

@@ -1,4 +1,4 @@
-"""Clairvoyant local search: valid shifted actions, never worse than its start, reproducible."""
+"""Clairvoyant searches: valid schedules, never worse than their start, reproducible."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ from engine.cluster import Cluster
 from engine.env.features import observe
 from engine.env.spec import LEVELS, WAIT, decode
 from engine.headroom import (
+    ListSchedule,
     ShiftedPolicy,
     bias_search,
     biased_chooser,
     chooser,
+    count_options,
+    list_search,
     local_search,
     shift_action,
 )
@@ -116,3 +119,47 @@ def test_bias_search_keeps_the_best_bias_and_it_replays():
     assert found.headroom >= 0.0
     replay = simulate(jobs, CLUSTER, ShiftedPolicy(biased_chooser(actor, found.bias), {}), 0)
     assert replay.summary.avg_jct == found.avg_jct
+
+
+def test_a_list_schedule_starts_by_priority_and_backfills_what_fits():
+    # 16 GPUs: b (first in the order) takes 4, a (16) does not fit and waits, c (8) fits
+    # beside b and starts at once; a starts when both have ended
+    jobs = [make_job(0, 0.0, 1_600.0), make_job(1, 0.0, 400.0), make_job(2, 0.0, 800.0)]
+    table = simulate(jobs, CLUSTER, ListSchedule([16, 4, 8], [1, 0, 2]), 0).jobs
+    assert table["start"].tolist() == [100.0, 0.0, 0.0]
+    assert table["gpus"].tolist() == [16, 4, 8]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_any_counts_and_order_run_every_job_once_at_its_count(data):
+    jobs = _jobs(n=12)
+    gpus = [data.draw(st.sampled_from(count_options(job, CLUSTER.total_gpus))) for job in jobs]
+    order = data.draw(st.permutations(range(len(jobs))))
+    table = simulate(jobs, CLUSTER, ListSchedule(gpus, order), 0).jobs
+    assert sorted(table.job_id) == sorted(j.job_id for j in jobs)
+    assert table["gpus"].tolist() == gpus
+
+
+def test_count_options_are_the_allowed_levels_and_the_ends():
+    assert count_options(make_job(0, 0.0, 1.0, min_gpus=5, max_gpus=40), 32) == [
+        5, 6, 8, 12, 16, 24, 32]
+
+
+def test_list_search_never_ends_worse_replays_and_is_deterministic():
+    jobs = _jobs()
+    start = simulate(jobs, CLUSTER, DrlPolicy(), 0)
+    found = list_search(jobs, CLUSTER, start, trials=150, seed=4)
+    assert found.avg_jct <= found.base_avg_jct
+    replay = simulate(jobs, CLUSTER, ListSchedule(found.gpus, found.order), 0)
+    assert replay.summary.avg_jct == found.avg_jct
+    assert sorted(found.order) == list(range(len(jobs)))
+    assert list_search(jobs, CLUSTER, start, trials=150, seed=4) == found
+
+
+def test_list_search_finds_the_obvious_move():
+    # one linear-speedup job alone, started on 8 of 16 GPUs: widening it is the only gain
+    jobs = [make_job(0, 0.0, 1_000.0, max_gpus=16)]
+    start = simulate(jobs, CLUSTER, ListSchedule([8], [0]), 0)
+    found = list_search(jobs, CLUSTER, start, trials=60, seed=0)
+    assert (found.base_avg_jct, found.avg_jct, found.gpus) == (1_000.0 / 8, 1_000.0 / 16, (16,))

@@ -77,6 +77,20 @@ def test_a_bad_csv_reports_every_problem_without_a_traceback(tmp_path):
     assert "row 3, column 'submit_time'" in done.stderr
 
 
+def test_headroom_list_search_starts_from_any_policy(capsys):
+    argv = ["headroom", "--search", "list", "--policy", "knee", "--trials", "40", "--jobs",
+            "16", "--nodes", "2", "--load", "0.9", "--json"]
+    assert main(argv) == 0
+    (row,) = json.loads(capsys.readouterr().out)["workloads"]
+    assert row["searched_avg_jct"] <= row["replayed_avg_jct"]
+    assert row["simulations"] == 41
+
+
+def test_headroom_shifts_need_a_one_start_at_a_time_policy(capsys):
+    assert main(["headroom", "--policy", "knee", "--jobs", "8", "--nodes", "2"]) == 2
+    assert "use --search list" in capsys.readouterr().err
+
+
 def test_headroom_reports_a_search_that_never_ends_worse(capsys):
     argv = ["headroom", "--jobs", "16", "--nodes", "2", "--load", "0.9", "--seeds", "2",
             "--passes", "1", "--policy", "drl-expert", "--json"]
