@@ -6,7 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from engine import views
-from engine.compare import HELD_OUT, held_out_threshold, results_table, summarize_comparison
+from engine.compare import (
+    HELD_OUT,
+    held_out_threshold,
+    results_table,
+    summarize_comparison,
+    threshold_sweep,
+)
 from lab import runs, state, ui
 
 st.title("Compare policies")
@@ -52,7 +58,7 @@ if done is not None:
     timelines = {n: first_runs[n].timeline for n in by_policy.index if n in first_runs}
     ui.chart(views.timeline_figure(timelines, state.cluster().total_gpus), key="cmp_timeline")
     st.caption(f"Utilization and queue over time on seed {min(results)}.")
-    sweep = pd.DataFrame(table.attrs.get("threshold_sweep", []))
+    sweep = threshold_sweep(table)
     if not sweep.empty:
         ui.chart(views.sweep_figure(sweep), key="cmp_sweep")
     held_out_jct = held_out_threshold(table)

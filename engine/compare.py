@@ -173,12 +173,17 @@ def held_out_tuning(sweep: pd.DataFrame) -> pd.Series:
     return pd.Series(picked, index=grid.columns, name="avg_jct")
 
 
+def threshold_sweep(table: pd.DataFrame) -> pd.DataFrame:
+    """threshold-optimal's sweep records of a comparison as one frame (empty without it)."""
+    return pd.DataFrame(table.attrs.get(ThresholdOptimal.sweep_key, []))
+
+
 def held_out_threshold(table: pd.DataFrame) -> pd.Series | None:
     """Per workload, ``HELD_OUT``'s average JCT from a comparison's threshold sweep.
 
     ``None`` when ``table`` has no threshold-optimal sweep or fewer than two workloads.
     """
-    sweep = pd.DataFrame(table.attrs.get(ThresholdOptimal.sweep_key, []))
+    sweep = threshold_sweep(table)
     if sweep.empty or sweep["seed"].nunique() < 2:
         return None
     return held_out_tuning(sweep)

@@ -286,15 +286,20 @@ def list_search(
         if rng.random() < COUNT_MOVE_SHARE:
             choices = options[job]
             step = int(np.searchsorted(choices, gpus[job])) + int(rng.choice((-1, 1)))
-            new_gpus = [*gpus]
-            new_gpus[job] = choices[min(max(step, 0), len(choices) - 1)]
+            count = choices[min(max(step, 0), len(choices) - 1)]
+            moved = count != gpus[job]
+            if moved:
+                new_gpus = [*gpus]
+                new_gpus[job] = count
         else:
             place = order.index(job)
             target = min(max(place + int(rng.integers(-REORDER_REACH, REORDER_REACH + 1)), 0),
                          len(order) - 1)
-            new_order = [*order]
-            new_order.insert(target, new_order.pop(place))
-        if (new_gpus, new_order) != (gpus, order):
+            moved = target != place
+            if moved:
+                new_order = [*order]
+                new_order.insert(target, new_order.pop(place))
+        if moved:
             value = avg_jct(new_gpus, new_order)
             if value <= current or rng.random() < math.exp((current - value) / temperature):
                 gpus, order, current = new_gpus, new_order, value

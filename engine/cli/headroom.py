@@ -129,7 +129,7 @@ def _search(
 
 def _start(policy: str, jobs: list[Job], cluster: Cluster, seed: int) -> SimulationResult:
     """``policy``'s own run, the start of a list search (the teacher is not in the registry)."""
-    if policy in SEARCHABLE and policy not in POLICIES:
+    if policy not in POLICIES:
         return simulate(jobs, cluster, ShiftedPolicy(chooser(policy), {}), seed)
     return run_policy(policy, jobs, cluster, seed)
 
