@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 
 from engine.cluster import Cluster
-from engine.compare import compare, run_policy
+from engine.compare import compare
 from engine.policies import POLICIES
+from engine.run import run_policy
 from engine.workload import GeneratorConfig, generate, to_jobs
 
 CLUSTER = Cluster(nodes=16, gpus_per_node=4)

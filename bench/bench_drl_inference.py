@@ -25,8 +25,8 @@ import time
 from engine.cluster import Cluster
 from engine.env import planning
 from engine.env.features import DecisionPoint
-from engine.policies.base import SchedulerView
 from engine.policies.drl import DrlPolicy
+from engine.protocol import SchedulerView
 from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
 

@@ -18,11 +18,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from engine.cluster import Cluster
 from engine.job import Job
-from engine.policies import POLICIES, Policy, ThresholdOptimal, TunedPolicy, make_policy
+from engine.policies import POLICIES, Policy, make_policy
+from engine.policies.threshold_optimal import ThresholdOptimal
+from engine.policies.tuned import TunedPolicy
+from engine.run import run_policy
 from engine.simulator import SimulationResult, Summary, simulate
 from engine.speedup import Linear
 from engine.workload import GeneratorConfig, generate, to_jobs
@@ -44,20 +46,6 @@ HELD_OUT = "threshold-held-out"
 """The threshold rule with (signal, T) tuned on the other workloads compared, not its own."""
 
 Progress = Callable[[int, int], None]
-
-
-def run_policy(name: str, jobs: Sequence[Job], cluster: Cluster, seed: int = 0) -> SimulationResult:
-    """Run the policy called ``name``; a tuned one runs every candidate and keeps the best.
-
-    A tuned policy's result is its winning candidate's run, renamed, with the sweep
-    table in ``extras[policy.sweep_key]`` (for threshold-optimal: ``threshold_sweep``).
-    """
-    policy = make_policy(name)
-    if not isinstance(policy, TunedPolicy):
-        return simulate(jobs, cluster, policy, seed)
-    results = [simulate(jobs, cluster, c.policy, seed) for c in policy.candidates()]
-    best, table = policy.sweep([r.summary.avg_jct for r in results])
-    return replace(results[best], policy=name, extras={policy.sweep_key: table})
 
 
 def runnable_policies(cluster: Cluster) -> tuple[list[str], dict[str, str]]:
@@ -234,6 +222,8 @@ def mean_ci(values: np.ndarray) -> tuple[float, float]:
     mean = float(values.mean())
     if n < 2:
         return mean, math.nan
+    from scipy import stats  # here, not at import: only intervals need it, and it is slow to load
+
     return mean, float(stats.t.ppf(0.975, n - 1) * stats.sem(values))
 
 

@@ -36,8 +36,8 @@ from engine.env.features import DecisionPoint
 from engine.env.planning import Chooser, plan_starts
 from engine.env.spec import LEVEL_GPUS, LEVELS, WAIT, WINDOW, decode
 from engine.job import Job
-from engine.policies.base import Allocation, FreeGpus, Policy, SchedulerView
 from engine.policies.drl import DrlPolicy
+from engine.protocol import Allocation, FreeGpus, Policy, SchedulerView
 from engine.simulator import SimulationResult, simulate
 
 MOVES: tuple[int, ...] = (-1, 1, 2)

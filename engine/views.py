@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.cluster import Cluster
-from engine.policies.base import RunningJob
+from engine.protocol import RunningJob
 from engine.simulator.results import Decision, decision_table
 from engine.speedup.table import speedup_table
 from engine.workload.models import speedup_models

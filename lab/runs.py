@@ -15,11 +15,12 @@ from typing import Any
 import streamlit as st
 
 from engine.cluster import Cluster
-from engine.compare import run_policy
 from engine.drl.pretrained import PretrainedPolicy, shipped_policy
 from engine.job import Job
-from engine.policies import POLICIES, Policy, TunedPolicy, make_policy
+from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.drl import DrlPolicy
+from engine.policies.tuned import TunedPolicy
+from engine.run import run_policy
 from engine.simulator import SimulationResult, simulate
 from engine.workload import generate, to_jobs
 from lab import state

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.cluster import Cluster
-from engine.compare import run_policy
 from engine.policies import make_policy
+from engine.run import run_policy
 from engine.simulator import Simulator
 from engine.views import GpuRows, format_info, gantt_figure, timeline_figure
 from engine.workload import GeneratorConfig, generate, to_jobs

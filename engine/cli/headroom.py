@@ -28,10 +28,10 @@ from engine.cli.common import (
     workload_from,
 )
 from engine.cluster import Cluster
-from engine.compare import run_policy
 from engine.headroom import SEARCHABLE, ShiftedPolicy, chooser, list_search, local_search
 from engine.job import Job
 from engine.policies import POLICIES
+from engine.run import run_policy
 from engine.simulator import SimulationResult, simulate
 from engine.workload import to_jobs
 

@@ -11,8 +11,8 @@ from engine.cli.common import (
     print_json,
     workload_from,
 )
-from engine.compare import run_policy
 from engine.policies import POLICIES
+from engine.run import run_policy
 from engine.workload import to_jobs
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from engine.env.features import DecisionPoint
 from engine.env.planning import plan_starts
 from engine.env.spec import LEVELS, WAIT
-from engine.policies.base import Allocation, Policy, SchedulerView
+from engine.protocol import Allocation, Policy, SchedulerView
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ import numpy as np
 import torch
 
 from engine.cluster import Cluster
-from engine.compare import run_policy
 from engine.drl.bc import Demonstrations, clone, merge, play_episode
 from engine.drl.network import ActorCritic, copy_state
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
@@ -39,6 +38,7 @@ from engine.env.planning import Chooser
 from engine.headroom import ShiftedPolicy, bias_search, biased_chooser, local_search
 from engine.job import Job
 from engine.policies.drl import DrlPolicy
+from engine.run import run_policy
 from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
 

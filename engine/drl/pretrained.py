@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.drl.actor import NumpyActor
 from engine.env.spec import spec_dict
+from engine.errors import LabError
 
 if TYPE_CHECKING:
     import torch
@@ -30,7 +31,7 @@ CARD_FILE = "drl_policy.json"
 CARD_VERSION = 1
 
 
-class PretrainedError(RuntimeError):
+class PretrainedError(LabError):
     """The pretrained policy's files are missing, unreadable or do not match the code."""
 
 

@@ -41,7 +41,7 @@ from engine.env.spec import (
 from engine.job import Job
 
 if TYPE_CHECKING:
-    from engine.policies.base import RunningJob
+    from engine.protocol import RunningJob
     from engine.speedup.base import SpeedupModel
 
 _LOG2_MAX = 8.0  # log2(256): the largest level

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.env.features import DecisionPoint, observe
 from engine.env.spec import WAIT, decode
-from engine.policies.base import Allocation, FreeGpus, RunningJob, SchedulerView
+from engine.protocol import Allocation, FreeGpus, RunningJob, SchedulerView
 
 Chooser = Callable[[DecisionPoint], tuple[int, Mapping[str, Any] | None]]
 """Picks an action at a decision point, with an optional explanation for ``Allocation.info``."""

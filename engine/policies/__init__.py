@@ -1,50 +1,67 @@
 """Scheduling policies, looked up by name.
 
-Each policy is one short module; add a new one by writing it and listing it here.
+Each policy is one short module; add a new one by writing it and listing it here. The
+registry names modules rather than importing them, so importing the simulator (which
+needs only :mod:`engine.protocol`) never loads the DRL code or the weights: a policy's
+module is imported the first time a policy of that name is made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
 
-from engine.policies.afs_l import AfsL
-from engine.policies.base import Allocation, FreeGpus, Policy, RunningJob, SchedulerView
-from engine.policies.drl import DrlPolicy
-from engine.policies.elastic_fifo import ElasticFifo
-from engine.policies.fifo_backfill import FifoBackfill
-from engine.policies.fifo_request import FifoRequest
-from engine.policies.knee import Knee
-from engine.policies.mesos_offer import MesosOffer
-from engine.policies.optimus import Optimus
-from engine.policies.sjf_knee import SjfKnee
-from engine.policies.threshold import Threshold
-from engine.policies.threshold_optimal import ThresholdOptimal
-from engine.policies.tuned import TunedPolicy
+from engine.errors import LabError
+from engine.protocol import Allocation, FreeGpus, Policy, RunningJob, SchedulerView
 
-POLICIES: dict[str, Callable[[], Policy]] = {
-    FifoRequest.name: FifoRequest,
-    FifoBackfill.name: FifoBackfill,
-    MesosOffer.name: MesosOffer,
-    ElasticFifo.name: ElasticFifo,
-    Knee.name: Knee,
-    SjfKnee.name: SjfKnee,
-    Optimus.name: Optimus,
-    AfsL.name: AfsL,
-    "threshold-free": partial(Threshold, "free", 0.5),
-    "threshold-queue": partial(Threshold, "queue", 4),
-    ThresholdOptimal.name: ThresholdOptimal,
-    DrlPolicy.name: DrlPolicy,
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    """Where a named policy lives and the arguments it is made with."""
+
+    module: str
+    cls: str
+    args: tuple[Any, ...] = ()
+
+    def load(self) -> type[Policy]:
+        """The policy class, importing its module on first use."""
+        return getattr(import_module(f"engine.policies.{self.module}"), self.cls)
+
+    def __call__(self) -> Policy:
+        return self.load()(*self.args)
+
+
+POLICIES: dict[str, PolicyEntry] = {
+    "fifo-request": PolicyEntry("fifo_request", "FifoRequest"),
+    "fifo-backfill": PolicyEntry("fifo_backfill", "FifoBackfill"),
+    "mesos-offer": PolicyEntry("mesos_offer", "MesosOffer"),
+    "elastic-fifo": PolicyEntry("elastic_fifo", "ElasticFifo"),
+    "knee": PolicyEntry("knee", "Knee"),
+    "sjf-knee": PolicyEntry("sjf_knee", "SjfKnee"),
+    "optimus": PolicyEntry("optimus", "Optimus"),
+    "afs-l": PolicyEntry("afs_l", "AfsL"),
+    "threshold-free": PolicyEntry("threshold", "Threshold", ("free", 0.5)),
+    "threshold-queue": PolicyEntry("threshold", "Threshold", ("queue", 4)),
+    "threshold-optimal": PolicyEntry("threshold_optimal", "ThresholdOptimal"),
+    "drl": PolicyEntry("drl", "DrlPolicy"),
 }
 
 
+class UnknownPolicy(LabError, KeyError):
+    """A policy name the registry does not know; the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else super().__str__()
+
+
 def make_policy(name: str) -> Policy:
-    """A fresh policy called ``name``; raises ``KeyError`` listing the known names."""
+    """A fresh policy called ``name``; raises :class:`UnknownPolicy` listing the known names."""
     try:
-        factory = POLICIES[name]
+        entry = POLICIES[name]
     except KeyError:
-        raise KeyError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
-    return factory()
+        raise UnknownPolicy(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
+    return entry()
 
 
 __all__ = [
@@ -52,8 +69,9 @@ __all__ = [
     "Allocation",
     "FreeGpus",
     "Policy",
+    "PolicyEntry",
     "RunningJob",
     "SchedulerView",
-    "TunedPolicy",
+    "UnknownPolicy",
     "make_policy",
 ]

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from engine.cluster import Cluster
 from engine.job import Job
-from engine.policies.base import Allocation, Policy, SchedulerView
 from engine.policies.growth import allocations
 from engine.policies.sizing import Sizing
+from engine.protocol import Allocation, Policy, SchedulerView
 
 
 class AfsL(Policy):

@@ -20,7 +20,7 @@ from engine.drl.pretrained import shipped_policy
 from engine.env import planning  # a module: planning imports the registry
 from engine.env.features import DecisionPoint
 from engine.env.spec import LEVELS, WAIT
-from engine.policies.base import Allocation, Policy, SchedulerView
+from engine.protocol import Allocation, Policy, SchedulerView
 
 if TYPE_CHECKING:
     from engine.drl.network import ActorCritic

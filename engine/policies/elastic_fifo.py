@@ -8,8 +8,8 @@ now until each reaches its maximum. Reads no run times.
 
 from __future__ import annotations
 
-from engine.policies.base import Allocation, Policy, SchedulerView
 from engine.policies.growth import admit_fifo, allocations, largest
+from engine.protocol import Allocation, Policy, SchedulerView
 
 
 class ElasticFifo(Policy):

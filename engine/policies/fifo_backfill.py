@@ -14,8 +14,8 @@ which are pinned in its ``Allocation`` so the estimate holds).
 
 from __future__ import annotations
 
-from engine.policies.base import Allocation, FreeGpus, Policy, SchedulerView
 from engine.policies.sizing import request
+from engine.protocol import Allocation, FreeGpus, Policy, SchedulerView
 
 
 class FifoBackfill(Policy):

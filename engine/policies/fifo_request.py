@@ -7,7 +7,7 @@ Reads no run times.
 
 from __future__ import annotations
 
-from engine.policies.base import Allocation, FreeGpus, Policy, SchedulerView
+from engine.protocol import Allocation, FreeGpus, Policy, SchedulerView
 
 
 class FifoRequest(Policy):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.job import Job
-from engine.policies.base import Allocation, SchedulerView
+from engine.protocol import Allocation, SchedulerView
 
 
 def admit_fifo(view: SchedulerView) -> tuple[dict[Job, int], int]:

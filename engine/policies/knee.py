@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from engine.cluster import Cluster
 from engine.job import Job
-from engine.policies.base import Allocation, Policy, SchedulerView
 from engine.policies.sizing import Sizing
+from engine.protocol import Allocation, Policy, SchedulerView
 
 
 class Knee(Policy):

@@ -37,8 +37,8 @@ from collections import deque
 
 from engine.cluster import Cluster, pack
 from engine.job import Job
-from engine.policies.base import Allocation, Policy, SchedulerView
 from engine.policies.sizing import request
+from engine.protocol import Allocation, Policy, SchedulerView
 
 REFUSE_SECONDS = 5.0
 """Mesos's default ``Filters.refuse_seconds``."""

@@ -12,9 +12,9 @@ from __future__ import annotations
 import heapq
 
 from engine.cluster import Cluster
-from engine.policies.base import Allocation, Policy, SchedulerView
 from engine.policies.growth import admit_fifo, allocations, largest
 from engine.policies.sizing import Sizing
+from engine.protocol import Allocation, Policy, SchedulerView
 
 
 class Optimus(Policy):

@@ -9,8 +9,8 @@ jobs are not passed over forever. Reads run times.
 from __future__ import annotations
 
 from engine.job import Job
-from engine.policies.base import SchedulerView
 from engine.policies.knee import Knee
+from engine.protocol import SchedulerView
 
 
 class SjfKnee(Knee):

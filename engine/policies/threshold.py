@@ -20,8 +20,8 @@ that policy). Reads no run times, only the speedup curve.
 from __future__ import annotations
 
 from engine.cluster import Cluster
-from engine.policies.base import Allocation, Policy, SchedulerView
 from engine.policies.sizing import Sizing, request
+from engine.protocol import Allocation, Policy, SchedulerView
 
 SIGNALS: tuple[str, ...] = ("free", "queue")
 

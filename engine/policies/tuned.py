@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from engine.policies.base import Allocation, Policy, SchedulerView
+from engine.protocol import Allocation, Policy, SchedulerView
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from engine.cluster import Cluster, Placement, pack
+from engine.errors import LabError
 from engine.job import Job
-from engine.policies.base import Policy, RunningJob, SchedulerView
+from engine.protocol import Policy, RunningJob, SchedulerView
 from engine.simulator.events import EventKind, EventQueue
 from engine.simulator.results import Decision, SimulationResult, build_result
 
@@ -37,11 +38,11 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class PolicyError(RuntimeError):
+class PolicyError(LabError):
     """A policy asked for something impossible (a job not waiting, too many GPUs, ...)."""
 
 
-class SimulationStalled(RuntimeError):
+class SimulationStalled(LabError):
     """Jobs are waiting on an idle cluster and the policy starts none of them."""
 
 

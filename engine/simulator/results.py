@@ -15,7 +15,7 @@ import pandas as pd
 
 from engine.cluster import Cluster, packed_nodes
 from engine.job import Job
-from engine.policies.base import RunningJob
+from engine.protocol import RunningJob
 
 
 class Decision(NamedTuple):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from engine.errors import LabError
+
 MAX_LISTED = 50
 """Problems ``str(WorkloadError)`` spells out; the rest are counted."""
 
@@ -40,7 +42,7 @@ class Problem:
         return f"{text}, expected {self.expected}" if self.expected else text
 
 
-class WorkloadError(ValueError):
+class WorkloadError(LabError, ValueError):
     """A workload could not be loaded; ``problems`` holds every reason, in file order."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:

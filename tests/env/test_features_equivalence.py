@@ -42,8 +42,8 @@ from engine.env.spec import (
     WINDOW,
 )
 from engine.job import Job
-from engine.policies.base import RunningJob
 from engine.policies.drl import TOP, DrlPolicy
+from engine.protocol import RunningJob
 from engine.simulator import simulate
 from engine.speedup import Amdahl
 from engine.workload import GeneratorConfig, generate, to_jobs

@@ -8,13 +8,13 @@ import pytest
 import torch
 
 from engine.cluster import Cluster
-from engine.compare import run_policy
 from engine.drl.network import ActorCritic
 from engine.drl.pretrained import shipped_policy
 from engine.env import planning
 from engine.env.features import observe
 from engine.policies import make_policy
 from engine.policies.drl import DrlPolicy
+from engine.run import run_policy
 from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
 

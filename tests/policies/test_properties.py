@@ -19,8 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.cluster import Cluster
-from engine.compare import run_policy, runnable_policies
-from engine.policies import POLICIES, TunedPolicy, make_policy
+from engine.compare import runnable_policies
+from engine.policies import POLICIES, make_policy
+from engine.policies.tuned import TunedPolicy
+from engine.run import run_policy
 from engine.simulator import Simulator
 from engine.speedup import Amdahl, Downey, Linear
 

@@ -6,9 +6,9 @@ import pytest
 from factories import make_job
 
 from engine.cluster import Cluster
-from engine.compare import run_policy
 from engine.policies import make_policy
 from engine.policies.threshold import Threshold
+from engine.run import run_policy
 from engine.simulator import simulate
 from engine.speedup import Amdahl
 from engine.workload import GeneratorConfig, generate, to_jobs

@@ -1,0 +1,26 @@
+"""Run one named policy on one workload: the unit every command and page builds on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from engine.cluster import Cluster
+from engine.job import Job
+from engine.policies import make_policy
+from engine.policies.tuned import TunedPolicy
+from engine.simulator import SimulationResult, simulate
+
+
+def run_policy(name: str, jobs: Sequence[Job], cluster: Cluster, seed: int = 0) -> SimulationResult:
+    """Run the policy called ``name``; a tuned one runs every candidate and keeps the best.
+
+    A tuned policy's result is its winning candidate's run, renamed, with the sweep
+    table in ``extras[policy.sweep_key]`` (for threshold-optimal: ``threshold_sweep``).
+    """
+    policy = make_policy(name)
+    if not isinstance(policy, TunedPolicy):
+        return simulate(jobs, cluster, policy, seed)
+    results = [simulate(jobs, cluster, c.policy, seed) for c in policy.candidates()]
+    best, table = policy.sweep([r.summary.avg_jct for r in results])
+    return replace(results[best], policy=name, extras={policy.sweep_key: table})
