@@ -9,8 +9,8 @@ import streamlit as st
 from engine.env import spec
 from engine.policies import POLICIES
 from engine.speedup.table import speedup_table
-from engine.views import speedup_figure
 from lab import state, ui
+from lab.figures import speedup_figure
 
 st.title("About the lab")
 
@@ -50,8 +50,8 @@ table = speedup_table(max_gpus=min(cluster.total_gpus, 256), gpus_per_node=clust
 ui.chart(speedup_figure(table, metric), key="about_speedup")
 
 st.header("Baselines")
-for name, factory in POLICIES.items():
-    doc = inspect.getdoc(inspect.getmodule(factory)) or ""
+for name, entry in POLICIES.items():
+    doc = inspect.getdoc(inspect.getmodule(entry.load())) or ""
     with st.expander(f"`{name}`"):
         st.markdown(doc)
 

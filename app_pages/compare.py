@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import views
 from engine.compare import (
     HELD_OUT,
     held_out_threshold,
@@ -13,7 +12,7 @@ from engine.compare import (
     summarize_comparison,
     threshold_sweep,
 )
-from lab import runs, state, ui
+from lab import figures, runs, state, ui
 
 st.title("Compare policies")
 names = runs.policy_names()
@@ -45,22 +44,22 @@ if done is not None:
         for name in by_policy.index
     }
     bound = float(table["lower_bound_avg_jct"].mean())
-    ui.chart(views.jct_bar_figure(by_policy["avg_jct_mean"], by_policy["avg_jct_ci95"], bound),
+    ui.chart(figures.jct_bar_figure(by_policy["avg_jct_mean"], by_policy["avg_jct_ci95"], bound),
              key="cmp_jct")
     st.caption("Mean average JCT over the seeds with 95% confidence intervals; the dashed "
                "line is the mean no-contention lower bound.")
     left, right = st.columns(2)
     with left:
-        ui.chart(views.jct_cdf_figure(pooled_jobs), key="cmp_cdf")
+        ui.chart(figures.jct_cdf_figure(pooled_jobs), key="cmp_cdf")
     with right:
-        ui.chart(views.gpus_per_model_figure(pooled_jobs), key="cmp_gpus")
+        ui.chart(figures.gpus_per_model_figure(pooled_jobs), key="cmp_gpus")
     first_runs = results[min(results)]
     timelines = {n: first_runs[n].timeline for n in by_policy.index if n in first_runs}
-    ui.chart(views.timeline_figure(timelines, state.cluster().total_gpus), key="cmp_timeline")
+    ui.chart(figures.timeline_figure(timelines, state.cluster().total_gpus), key="cmp_timeline")
     st.caption(f"Utilization and queue over time on seed {min(results)}.")
     sweep = threshold_sweep(table)
     if not sweep.empty:
-        ui.chart(views.sweep_figure(sweep), key="cmp_sweep")
+        ui.chart(figures.sweep_figure(sweep), key="cmp_sweep")
     held_out_jct = held_out_threshold(table)
     if held_out_jct is not None:
         held_out = held_out_jct.mean()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import views
-from lab import runs, state, ui
+from lab import figures, runs, state, ui
 
 st.title("Moldable Lab")
 st.markdown(
@@ -37,7 +36,7 @@ if st.session_state.get("home_ran"):
         st.subheader(f"`{best.policy}`")
         ui.summary_cards(best.summary, reference.summary.avg_jct if reference else None)
         means = pd.Series({name: r.summary.avg_jct for name, r in results.items()})
-        ui.chart(views.jct_bar_figure(means, lower_bound=best.summary.lower_bound_avg_jct),
+        ui.chart(figures.jct_bar_figure(means, lower_bound=best.summary.lower_bound_avg_jct),
                  key="home_chart")
         st.caption("Average job completion time per policy (lower is better); the dashed "
                    "line is the no-contention lower bound. Watch one run on the Live "

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from engine import views
 from engine.simulator import Simulator
-from lab import runs, state, ui
+from lab import figures, runs, state, ui
 
 FRAME_S = 0.2
 """Seconds between frames while playing: 5 updates per second."""
@@ -27,7 +26,7 @@ class LiveRun:
 
     key: tuple
     sim: Simulator
-    rows: views.GpuRows
+    rows: figures.GpuRows
     clock: float = 0.0
     error: Exception | None = field(default=None)
 
@@ -61,7 +60,7 @@ def live_run(policy: str) -> LiveRun:
     if live is None or live.key != key:
         cluster = state.cluster()
         sim = Simulator(state.jobs(), cluster, runs.make(policy), state.seed())
-        live = LiveRun(key, sim, views.GpuRows(cluster))
+        live = LiveRun(key, sim, figures.GpuRows(cluster))
         ss["live"] = live
         ss["playing"] = False
     return live
@@ -109,22 +108,22 @@ with ui.inline_errors():
         sim = live.sim
         summary = sim.result().summary
         ui.metric_cards([
-            ("simulated time", views.duration(live.clock), None),
+            ("simulated time", figures.duration(live.clock), None),
             ("jobs done", f"{summary.completed} / {summary.jobs}", None),
             ("running / waiting", f"{len(sim.running)} / {len(sim.waiting)}", None),
             ("GPUs busy", f"{sim.busy_gpus} / {sim.cluster.total_gpus}", None),
-            ("average JCT so far", views.duration(summary.avg_jct), None),
+            ("average JCT so far", figures.duration(summary.avg_jct), None),
         ])
-        ui.chart(views.gantt_figure(live.rows, live.clock, colour_by), key="live_gantt")
+        ui.chart(figures.gantt_figure(live.rows, live.clock, colour_by), key="live_gantt")
         left, right = st.columns([1, 1])
         timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_gpus", "queue", "running"])
         with left:
-            ui.chart(views.timeline_figure({policy: timeline}, sim.cluster.total_gpus),
+            ui.chart(figures.timeline_figure({policy: timeline}, sim.cluster.total_gpus),
                      key="live_timeline")
         with right:
             st.subheader("Decision log")
             st.caption("Each start: the GPUs chosen, what was free, and for `drl` its most "
                        "likely actions (job×GPUs) and the chance it would rather wait.")
-            st.dataframe(views.decision_log(sim.decisions), hide_index=True, height=360)
+            st.dataframe(figures.decision_log(sim.decisions), hide_index=True, height=360)
 
     frame()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import views
 from engine.drl.ppo import PPOConfig
 from engine.env.curriculum import Curriculum
 from engine.speedup import MEASURED_MODELS
-from lab import runs, state, ui
+from lab import figures, runs, state, ui
 from lab.training import TrainingRun, weights_bytes
 
 POLL_S = 1.0
@@ -115,7 +114,7 @@ def progress() -> None:
     if run.rows:
         history = pd.DataFrame(run.rows)
         present = [c for c in CURVE if c in history and history[c].notna().any()]
-        ui.chart(views.learning_curve_figure(history, "iteration", present), key="train_curve")
+        ui.chart(figures.learning_curve_figure(history, "iteration", present), key="train_curve")
 
 
 progress()
@@ -152,5 +151,5 @@ if run is not None and not run.running:
         if evaluated is not None:
             means, skipped = evaluated
             ui.skipped_note(skipped)
-            ui.chart(views.jct_bar_figure(means, highlight=name), key="train_eval_chart")
+            ui.chart(figures.jct_bar_figure(means, highlight=name), key="train_eval_chart")
 st.caption(f"Active workload for evaluation: {state.workload().name} on {state.cluster()}.")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine import views
+from engine.paths import shared_data
 from engine.speedup import MODEL_NAMES
 from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
-from lab import state, ui
+from lab import figures, state, ui
 
 KEPT = "The previous workload is kept."
 TRACE_FORMATS = ("auto", "swf", "philly", "pollux")
@@ -33,7 +33,7 @@ def handle_upload(uploaded: st.runtime.uploaded_file_manager.UploadedFile, fmt: 
 
 def reference_files() -> dict[str, Path]:
     """The bundled public traces, when ``../shared/data`` is there."""
-    root = state.REFERENCE_DATA
+    root = shared_data()
     if not root.is_dir():
         return {}
     files = sorted((root / "pollux" / "workloads").glob("workload-*.csv"))
@@ -100,7 +100,7 @@ st.header(f"{workload.name}")
 ui.metric_cards([
     ("jobs", f"{len(workload):,}", None),
     ("offered load", f"{offered_load(workload, cluster):.2f}", None),
-    ("arrivals span", views.duration(float(frame["submit_time"].max())), None),
+    ("arrivals span", figures.duration(float(frame["submit_time"].max())), None),
     ("models", f"{frame['model'].nunique()}", None),
 ])
 for note in workload.notes:
@@ -115,9 +115,9 @@ st.download_button("Download the workload as CSV", to_csv_bytes(workload),
                    f"{workload.name}.csv", "text/csv", on_click="ignore")
 left, right = st.columns(2)
 with left:
-    ui.chart(views.arrivals_figure(frame), key="wl_arrivals")
-    ui.chart(views.model_mix_figure(frame), key="wl_mix")
+    ui.chart(figures.arrivals_figure(frame), key="wl_arrivals")
+    ui.chart(figures.model_mix_figure(frame), key="wl_mix")
 with right:
-    ui.chart(views.size_figure(frame), key="wl_sizes")
-    ui.chart(views.speedup_figure(views.workload_speedup_table(frame, cluster)),
+    ui.chart(figures.size_figure(frame), key="wl_sizes")
+    ui.chart(figures.speedup_figure(figures.workload_speedup_table(frame, cluster)),
              key="wl_speedup")

@@ -70,29 +70,29 @@ def live_frames() -> None:
     import plotly.io
     import plotly.tools
 
-    from engine import views
     from engine.cluster import Cluster
     from engine.policies.drl import DrlPolicy
     from engine.simulator import Simulator
     from engine.workload import GeneratorConfig, generate, to_jobs
+    from lab import figures
 
     cluster = Cluster(16, 4)
     jobs = to_jobs(generate(GeneratorConfig(jobs=500), cluster), cluster)
     sim = Simulator(jobs, cluster, DrlPolicy(), 0)
-    rows = views.GpuRows(cluster)
+    rows = figures.GpuRows(cluster)
     clock, frames = 0.0, []
     while not sim.done:
         start = time.perf_counter()
         clock += 3600 * 0.2  # the live page's default speed, 1 simulated hour per second
         sim.run_until(clock)
         rows.add([*sim.finished, *sim.running.values()])
-        views.duration(sim.result().summary.avg_jct)  # the running-metrics cards
+        figures.duration(sim.result().summary.avg_jct)  # the running-metrics cards
         timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_gpus", "queue", "running"])
-        for fig in (views.gantt_figure(rows, clock),
-                    views.timeline_figure({"drl": timeline}, cluster.total_gpus)):
+        for fig in (figures.gantt_figure(rows, clock),
+                    figures.timeline_figure({"drl": timeline}, cluster.total_gpus)):
             spec = plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
             plotly.io.to_json(spec, validate=False)  # what st.plotly_chart sends
-        views.decision_log(sim.decisions)
+        figures.decision_log(sim.decisions)
         frames.append(time.perf_counter() - start)
     mean, worst = statistics.mean(frames), max(frames)
     p95 = statistics.quantiles(frames, n=20)[-1]

@@ -13,6 +13,17 @@ class LabError(Exception):
     """Base of the errors a user's input or files cause (not bugs in the engine)."""
 
 
+class UnknownName(LabError, KeyError):
+    """A name (of a policy, a speedup model, ...) that is not among the known ones.
+
+    A ``KeyError`` too, for callers that look names up; its message reads as a sentence
+    (a plain ``KeyError`` would print with quotes around it).
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown name"
+
+
 USER_ERRORS: tuple[type[BaseException], ...] = (LabError, ValueError, OSError)
 """What the CLI and the app show as a message. ``ValueError`` covers bad option values
 and ``OSError`` unreadable files; anything else is a bug and keeps its traceback."""

@@ -16,6 +16,7 @@ import streamlit as st
 
 from engine.cluster import Cluster
 from engine.drl.pretrained import PretrainedPolicy, shipped_policy
+from engine.errors import USER_ERRORS, describe
 from engine.job import Job
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.drl import DrlPolicy
@@ -24,7 +25,6 @@ from engine.run import run_policy
 from engine.simulator import SimulationResult, simulate
 from engine.workload import generate, to_jobs
 from lab import state
-from lab.ui import USER_ERRORS
 
 REFERENCE = "threshold-optimal"
 """The best tuned threshold method: what the research's ~20% claim is measured against."""
@@ -127,7 +127,7 @@ def compare_runs(
                 try:
                     results[seed][name] = run_on(name, key, jobs, seed)
                 except USER_ERRORS as error:
-                    skipped[name] = str(error)
+                    skipped[name] = describe(error)
             done += 1
             progress(done, total)
     return results, skipped

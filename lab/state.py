@@ -34,7 +34,6 @@ RULES = ("pollux", "power-of-two", "one")
 GPUS_PER_NODE = (1, 2, 4, 8)
 MAX_UPLOAD_ROWS = 20_000
 """Jobs an upload may hold: more would not simulate in interactive time."""
-REFERENCE_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
 @dataclass(frozen=True)

@@ -12,17 +12,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.drl.pretrained import PretrainedError
-from engine.simulator import PolicyError, SimulationStalled
-from engine.views import duration
+from engine.errors import USER_ERRORS, describe
 from engine.workload import WorkloadError
 from lab import state
-
-USER_ERRORS = (
-    WorkloadError, PolicyError, SimulationStalled, PretrainedError, KeyError, ValueError
-)
-"""Errors caused by what the user chose or uploaded (or a missing pretrained file):
-shown inline, never as a traceback."""
+from lab.figures import duration
 
 SHOWN_INLINE = 8
 """Problems spelt out in the error box; the full list is in the table under it."""
@@ -63,8 +56,7 @@ def show_error(error: BaseException, kept: str = "") -> None:
         if len(problems) > 1:
             st.dataframe(problem_table(error), hide_index=True)
         return
-    message = error.args[0] if isinstance(error, KeyError) and error.args else error
-    st.error(f"{message}{suffix}")
+    st.error(f"{describe(error)}{suffix}")
 
 
 def problem_table(error: WorkloadError) -> pd.DataFrame:

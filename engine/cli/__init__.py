@@ -1,7 +1,11 @@
 """Command-line interface: one module per sub-command, each with ``register(subparsers)``.
 
-Bad input never shows a traceback: known errors become one readable line on stderr and
-exit status 2.
+Only the module of the command being run is imported: the others appear in ``--help``
+from the table below. So ``simulate`` starts without torch or scipy, and a command's
+heavy imports are paid only by that command.
+
+Bad input never shows a traceback: the errors in :data:`engine.errors.USER_ERRORS`
+become one readable line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -9,41 +13,47 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
-from engine.cli import (
-    compare,
-    headroom,
-    improve,
-    reproduce,
-    simulate,
-    speedup,
-    train,
-    workload,
-)
-from engine.cli.common import USER_ERRORS
+from engine.errors import USER_ERRORS, describe
 
-COMMANDS = (simulate, compare, workload, speedup, train, improve, reproduce, headroom)
+COMMANDS: dict[str, str] = {
+    "simulate": "run one policy on one workload",
+    "compare": "compare policies on the same workloads",
+    "workload": "write a generated or imported workload as native CSV",
+    "speedup": "speedup and efficiency of each model for 1..N GPUs (packed)",
+    "train": "train the DRL scheduler",
+    "improve": "expert iteration: clone trained weights onto searched improvements",
+    "reproduce": "evaluate drl against every baseline on unseen workloads",
+    "headroom": "clairvoyant local search: how far a policy's schedule is from better",
+}
+"""Sub-command -> its one-line help; the module ``engine.cli.<name>`` implements it."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command's options, or only ``command``'s (others listed)."""
     parser = argparse.ArgumentParser(
         prog="python -m engine",
         description="Simulate, compare and train schedulers for moldable GPU jobs.",
     )
-    subparsers = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.register(subparsers)
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, summary in COMMANDS.items():
+        if command is None or name == command:
+            import_module(f"engine.cli.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=summary)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(chosen if chosen in COMMANDS else "")
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
     except USER_ERRORS as error:
-        message = error.args[0] if isinstance(error, KeyError) and error.args else error
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {describe(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -9,18 +9,8 @@ import sys
 from typing import Any
 
 from engine.cluster import Cluster
-from engine.simulator import PolicyError, SimulationStalled
-from engine.workload import FORMATS, GeneratorConfig, Workload, WorkloadError, generate
+from engine.workload import FORMATS, GeneratorConfig, Workload, generate
 from engine.workload import load_workload as load_workload_file
-
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    WorkloadError,
-    PolicyError,
-    SimulationStalled,
-    KeyError,
-    ValueError,
-    OSError,
-)
 
 
 def positive_int(text: str) -> int:

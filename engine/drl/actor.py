@@ -12,7 +12,29 @@ from typing import Any
 
 import numpy as np
 
-from engine.env.spec import PER_JOB, WINDOW
+from engine.env.spec import CLUSTER_FEATURES, LEVELS, PER_JOB, WINDOW
+
+
+def parameter_shapes(hidden: int) -> dict[str, tuple[int, ...]]:
+    """The actor-critic's parameters and their shapes, without building it in torch.
+
+    Loading weights for inference checks them against this, so a file of another
+    network is refused by name rather than failing inside a matrix product.
+    """
+    return {
+        "encoder.0.weight": (hidden, PER_JOB + CLUSTER_FEATURES),
+        "encoder.0.bias": (hidden,),
+        "encoder.2.weight": (hidden, hidden),
+        "encoder.2.bias": (hidden,),
+        "levels.weight": (LEVELS, hidden),
+        "levels.bias": (LEVELS,),
+        "trunk.0.weight": (hidden, 2 * hidden + CLUSTER_FEATURES),
+        "trunk.0.bias": (hidden,),
+        "wait.weight": (1, hidden),
+        "wait.bias": (1,),
+        "value.weight": (1, hidden),
+        "value.bias": (1,),
+    }
 
 
 def _as_array(value: Any) -> np.ndarray:

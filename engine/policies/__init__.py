@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from engine.errors import LabError
+from engine.errors import UnknownName
 from engine.protocol import Allocation, FreeGpus, Policy, RunningJob, SchedulerView
 
 
@@ -48,19 +48,12 @@ POLICIES: dict[str, PolicyEntry] = {
 }
 
 
-class UnknownPolicy(LabError, KeyError):
-    """A policy name the registry does not know; the message lists the known ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else super().__str__()
-
-
 def make_policy(name: str) -> Policy:
-    """A fresh policy called ``name``; raises :class:`UnknownPolicy` listing the known names."""
+    """A fresh policy called ``name``; an unknown name raises ``UnknownName`` listing them."""
     try:
         entry = POLICIES[name]
     except KeyError:
-        raise UnknownPolicy(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
+        raise UnknownName(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
     return entry()
 
 
@@ -72,6 +65,5 @@ __all__ = [
     "PolicyEntry",
     "RunningJob",
     "SchedulerView",
-    "UnknownPolicy",
     "make_policy",
 ]

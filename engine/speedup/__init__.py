@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.errors import UnknownName
 from engine.speedup.analytic import Amdahl, Downey, Linear
 from engine.speedup.base import SpeedupModel
 from engine.speedup.measured import MEASURED_MODELS, load_profile
@@ -29,7 +30,7 @@ def get_model(
         )
     if name == "linear":
         return Linear()
-    raise KeyError(f"unknown speedup model {name!r}; known: {', '.join(MODEL_NAMES)}")
+    raise UnknownName(f"unknown speedup model {name!r}; known: {', '.join(MODEL_NAMES)}")
 
 
 __all__ = [

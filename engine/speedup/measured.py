@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.errors import UnknownName
+
 MEASURED_MODELS: tuple[str, ...] = ("bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3")
 PROFILES_PATH = Path(__file__).with_name("pollux_profiles.json")
 
@@ -102,7 +104,7 @@ def load_profile(name: str) -> MeasuredProfile:
     """The fitted profile called ``name`` (one of ``MEASURED_MODELS``), read once."""
     profiles = _document()["profiles"]
     if name not in profiles:
-        raise KeyError(f"no measured profile {name!r}; known: {', '.join(MEASURED_MODELS)}")
+        raise UnknownName(f"no measured profile {name!r}; known: {', '.join(MEASURED_MODELS)}")
     entry = profiles[name]
     params = entry["params"]
     return MeasuredProfile(name, entry["local_bsz"], *(params[p] for p in PARAM_NAMES))
@@ -133,7 +135,7 @@ def pollux_runtime_1gpu(application: str, batch_size: int) -> float:
     """
     works = _document()["applications"]
     if application not in works:
-        raise KeyError(f"no Pollux application {application!r}; known: {', '.join(works)}")
+        raise UnknownName(f"no Pollux application {application!r}; known: {', '.join(works)}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     work = works[application]

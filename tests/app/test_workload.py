@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from apptest_helpers import open_app, texts
 
-from lab import state
+from engine.paths import shared_data
 
 GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
 BAD = b"submit_time,runtime_1gpu,model\n0,3600,bert\n60,-5,bert\n90,100,resnet9000\n"
@@ -68,7 +68,7 @@ def test_link_settings_are_applied_and_bad_ones_reported() -> None:
 
 
 def test_bundled_reference_trace_loads() -> None:
-    if not state.REFERENCE_DATA.is_dir():
+    if not shared_data().is_dir():
         pytest.skip("../shared/data is not here")
     at = open_app("workload")
     at.selectbox(key="reference_file").set_value("pollux/workloads/workload-6.csv")

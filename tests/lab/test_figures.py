@@ -1,4 +1,4 @@
-"""engine.views: the Gantt slots are a valid picture of the run, and figures build."""
+"""lab.figures: the Gantt slots are a valid picture of the run, and figures build."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from engine.cluster import Cluster
 from engine.policies import make_policy
 from engine.run import run_policy
 from engine.simulator import Simulator
-from engine.views import GpuRows, format_info, gantt_figure, timeline_figure
 from engine.workload import GeneratorConfig, generate, to_jobs
+from lab.figures import GpuRows, format_info, gantt_figure, timeline_figure
 
 
 def simulated(cluster: Cluster) -> Simulator:

@@ -1,0 +1,1 @@
+"""The app's pages, one script each; ``lab.app`` lists them for ``st.navigation``."""
