@@ -105,8 +105,6 @@ ui.metric_cards([
 ])
 for note in workload.notes:
     st.info(note)
-if workload.ignored_columns:
-    st.caption(f"Ignored columns: {', '.join(workload.ignored_columns)}")
 with ui.inline_errors():
     state.jobs()  # does every job fit this cluster?
 

@@ -24,7 +24,7 @@ def pages_dir() -> Path:
 
 
 def main() -> None:
-    st.set_page_config(page_title="Moldable Lab", page_icon=":material/memory:", layout="wide")
+    st.set_page_config(page_title="Moldable Lab", page_icon="🖥️", layout="wide")
     folder = pages_dir()
     pages = [
         st.Page(folder / "home.py", title="Home", icon=":material/home:", default=True),

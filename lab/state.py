@@ -237,7 +237,9 @@ def try_load(
     """
     try:
         loaded = load_workload(
-            source, fmt=fmt, cluster=cluster(), max_rows=MAX_UPLOAD_ROWS, name=name
+            source, fmt=fmt, cluster=cluster(), max_rows=MAX_UPLOAD_ROWS, name=name,
+            row_limit_hint="the app's limit, to keep every page interactive; simulate bigger "
+            "files with `python -m engine simulate --workload FILE`",
         )
     except WorkloadError as error:
         return error

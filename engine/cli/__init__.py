@@ -1,4 +1,4 @@
-"""Command-line interface: one module per sub-command, each with ``register(subparsers)``.
+"""Command-line interface: one module per sub-command, each with ``register(parser)``.
 
 Only the module of the command being run is imported: the others appear in ``--help``
 from the table below. So ``simulate`` starts without torch or scipy, and a command's
@@ -38,10 +38,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, summary in COMMANDS.items():
+        sub = subparsers.add_parser(name, help=summary, description=summary)
         if command is None or name == command:
-            import_module(f"engine.cli.{name}").register(subparsers)
-        else:
-            subparsers.add_parser(name, help=summary)
+            import_module(f"engine.cli.{name}").register(sub)
     return parser
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from typing import Any
 
+from engine import json_safe
 from engine.cluster import Cluster
-from engine.workload import FORMATS, GeneratorConfig, Workload, generate
+from engine.workload import FORMATS, MAX_GENERATED_JOBS, GeneratorConfig, Workload, generate
 from engine.workload import load_workload as load_workload_file
 
 
@@ -33,7 +32,14 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     source.add_argument(
         "--format", choices=("auto", *FORMATS), default="auto", help="file format (default: sniff)"
     )
-    source.add_argument("--jobs", type=positive_int, default=200, help="jobs to generate")
+    source.add_argument(
+        "--max-rows", type=positive_int, metavar="N",
+        help="refuse a file with more than N job rows (default: no limit beyond memory)",
+    )
+    source.add_argument(
+        "--jobs", type=positive_int, default=200,
+        help=f"jobs to generate (default 200, at most {MAX_GENERATED_JOBS:,})",
+    )
     source.add_argument("--load", type=float, default=0.85, help="offered load to generate")
     source.add_argument("--seed", type=int, default=0, help="seed of the generated workload")
     source.add_argument(
@@ -67,21 +73,16 @@ def generator_config(args: argparse.Namespace, seed: int | None = None) -> Gener
 def workload_from(args: argparse.Namespace, cluster: Cluster, seed: int | None = None) -> Workload:
     """The workload the options describe: the file if given, else a generated one."""
     if args.workload:
-        return load_workload_file(args.workload, fmt=args.format, cluster=cluster)
+        workload = load_workload_file(
+            args.workload, fmt=args.format, cluster=cluster, max_rows=args.max_rows,
+            row_limit_hint="raise it with --max-rows N, or leave --max-rows out for no limit",
+        )
+        for note in workload.notes:
+            print(f"note: {args.workload}: {note}", file=sys.stderr)
+        return workload
     return generate(generator_config(args, seed), cluster)
 
 
 def print_json(data: Any) -> None:
     """One JSON document on stdout; NaN/inf become null so any parser reads it."""
-    json.dump(_finite(data), sys.stdout, indent=None)
-    sys.stdout.write("\n")
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
+    sys.stdout.write(json_safe.dumps(data) + "\n")

@@ -27,13 +27,20 @@ from engine.compare import (
     summarize_comparison,
 )
 from engine.policies import POLICIES, make_policy
+from engine.simulator.results import metrics_epilog
 from engine.workload import to_jobs
 
 JSON_KEYS: tuple[str, ...] = ("policy", "seed", "avg_jct", "p95_jct", "makespan", "utilization")
+EPILOG = (
+    metrics_epilog(JSON_KEYS[2:])
+    + "\nmean ± 95% CI: over the workloads, the mean and the half-width of its Student-t"
+    " interval\n(no interval with one workload)."
+)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("compare", help="compare policies on the same workloads")
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_workload_options(parser)
     add_cluster_options(parser)
     parser.add_argument(
@@ -45,7 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--seeds",
         type=positive_int,
         default=1,
-        help="K workloads, generated with seeds seed..seed+K-1 (or K runs of --workload)",
+        help="K workloads, generated with seeds seed..seed+K-1 (a --workload file is one "
+        "workload: it runs once)",
     )
     parser.add_argument(
         "--processes", type=positive_int, help="worker processes (default: from cores and work)"
@@ -57,19 +65,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     cluster = cluster_from(args)
     names = _policies(args.policies, cluster)
-    seeds = range(args.seed, args.seed + args.seeds)
     if args.workload:
-        jobs = to_jobs(workload_from(args, cluster), cluster)
-        workloads = dict.fromkeys(seeds, jobs)
+        if args.seeds > 1:  # every policy is deterministic: K replays would show ± 0
+            print(f"note: --seeds applies to generated workloads only; {args.workload} is one "
+                  f"workload, run once", file=sys.stderr)
+        workloads = {args.seed: to_jobs(workload_from(args, cluster), cluster)}
     else:
+        seeds = range(args.seed, args.seed + args.seeds)
         workloads = {seed: to_jobs(workload_from(args, cluster, seed), cluster) for seed in seeds}
     table = compare(names, workloads, cluster, processes=args.processes)
     if args.json:
         print_json(json_rows(table))
         return 0
     source = args.workload or f"generated, load {args.load:g}"
-    print(f"{len(names)} policies on {cluster}: {len(seeds)} workloads ({source}), ", end="")
-    print(f"{len(next(iter(workloads.values())))} jobs each; mean ± 95% CI over seeds")
+    jobs = len(next(iter(workloads.values())))
+    if len(workloads) == 1:
+        shape = f"1 workload ({source}), {jobs} jobs; one run each, so no interval"
+    else:
+        shape = f"{len(workloads)} workloads ({source}), {jobs} jobs each; mean ± 95% CI"
+    print(f"{len(names)} policies on {cluster}: {shape}")
     print(_format(summarize_comparison(table)))
     for key, records in table.attrs.items():
         best = [f"seed {r['seed']}: {_label(r)}" for r in records if r["best"]]

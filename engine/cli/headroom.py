@@ -1,12 +1,12 @@
 """``headroom``: how much a clairvoyant search improves a policy's schedule.
 
-For each workload, it runs a policy, then searches with the whole workload known in
-advance and prints the average JCT before and after (see :mod:`engine.headroom`):
-``--search shifts`` moves per-job GPU counts of ``drl``'s (or the teacher
-``drl-expert``'s) own decisions; ``--search list`` replays any policy's counts and start
-order as a list schedule and moves counts and priorities freely. With ``--reference`` it
-also prints each workload's JCT under a baseline and what the searched schedule would
-gain against it.
+A research diagnostic (:mod:`engine.headroom`), not part of the product. For each
+workload, it runs a policy, then searches with the whole workload known in advance and
+prints the average JCT before and after: ``--search shifts`` moves per-job GPU counts of
+``drl``'s (or the teacher ``drl-expert``'s) own decisions; ``--search list`` replays any
+policy's counts and start order as a list schedule and moves counts and priorities
+freely. With ``--reference`` it also prints each workload's JCT under a baseline and what
+the searched schedule would gain against it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from engine.cli.common import (
     workload_from,
 )
 from engine.cluster import Cluster
-from engine.headroom import SEARCHABLE, ShiftedPolicy, chooser, list_search, local_search
+from engine.drl.shift_search import ShiftedPolicy, local_search
+from engine.headroom import SEARCHABLE, chooser, list_search
 from engine.job import Job
 from engine.policies import POLICIES
 from engine.run import run_policy
@@ -38,10 +39,7 @@ from engine.workload import to_jobs
 SEARCHES: tuple[str, ...] = ("shifts", "list")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "headroom", help="clairvoyant local search: how far a policy's schedule is from better"
-    )
+def register(parser: argparse.ArgumentParser) -> None:
     add_workload_options(parser)
     add_cluster_options(parser)
     parser.add_argument("--search", choices=SEARCHES, default="shifts",

@@ -19,48 +19,29 @@ import pandas as pd
 from tqdm import tqdm
 
 from engine.cli.common import positive_int
-from engine.drl.expert_iteration import (
-    METHODS,
-    REFERENCE,
-    ImproveConfig,
-    ImproveResult,
-    improve,
-)
-from engine.drl.pretrained import PRETRAINED_DIR, load_pretrained, save_pretrained
+from engine.drl.expert_iteration import REFERENCE, ImproveConfig, ImproveResult, improve
+from engine.drl.pretrained import load_pretrained, save_pretrained
 from engine.env.curriculum import Curriculum
+from engine.paths import pretrained_dir
 
 QUICK = Curriculum(cluster_gpus=(8, 16), jobs=(10, 20))
 """What ``--quick`` searches: small clusters and workloads, seconds per round."""
 SEARCHED: dict[str, Curriculum] = {
     "cells": ImproveConfig().curriculum,
     "full": Curriculum(),
-    "long": replace(ImproveConfig().curriculum, cluster_gpus=(32, 64, 128),
-                    max_runtimes=(8 * 3600.0, 200 * 3600.0)),
 }
 """What ``--search`` may name."""
-SEARCH_WORDS: dict[str, str] = {
-    "shifts": "local search of per-job GPU-count shifts",
-    "bias": "the best of a few sizing biases per workload",
-    "bias+shifts": "the best sizing bias, then local search of per-job shifts",
-}
-"""How the card describes each ``--method``."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     defaults = ImproveConfig()
-    parser = subparsers.add_parser(
-        "improve", help="expert iteration: clone trained weights onto searched improvements"
-    )
-    parser.add_argument("--weights", default=str(PRETRAINED_DIR), metavar="DIR",
-                        help="folder with the starting weights and card (default pretrained/)")
+    parser.add_argument("--weights", default=str(pretrained_dir()), metavar="DIR",
+                        help="folder with the starting weights and card (default: the shipped "
+                             "ones)")
     parser.add_argument("--rounds", type=positive_int, default=defaults.rounds,
                         help=f"search-then-clone rounds (default {defaults.rounds})")
     parser.add_argument("--episodes", type=positive_int, default=defaults.episodes,
                         help=f"workloads searched per round (default {defaults.episodes})")
-    parser.add_argument("--method", choices=METHODS, default=defaults.method,
-                        help="the search: per-job GPU-count shifts, one sizing bias per "
-                             "workload (a few runs each), or the bias then shifts (default "
-                             f"{defaults.method})")
     parser.add_argument("--passes", type=positive_int, default=defaults.passes,
                         help=f"local-search sweeps per workload (default {defaults.passes})")
     parser.add_argument("--epochs", type=positive_int, default=defaults.epochs,
@@ -72,17 +53,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of the run")
     parser.add_argument("--search", choices=tuple(SEARCHED), default="cells",
                         help="workloads to search: like the evaluation cells (16-128 GPUs, "
-                             "100-200 jobs, load 0.6-1), the full training curriculum, or "
-                             "cells with some workloads of 8-200 h jobs (default cells)")
-    parser.add_argument("--val-broad", type=int, default=defaults.val_broad,
-                        help="extra validation workloads drawn like the searched ones "
-                             f"(default {defaults.val_broad})")
+                             "100-200 jobs, load 0.6-1) or the full training curriculum "
+                             "(default cells)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 10-20-job workloads, one small validation workload "
                              "per cell")
     parser.add_argument("--out", default=os.path.join("runs", "improve"),
                         help="folder for improve_curve.csv (default runs/improve)")
-    parser.add_argument("--export", nargs="?", const=str(PRETRAINED_DIR), metavar="DIR",
+    parser.add_argument("--export", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="write the best weights and model card (default pretrained/)")
     parser.set_defaults(handler=run)
 
@@ -90,10 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     start = load_pretrained(args.weights)
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
-                     method=args.method, passes=args.passes, epochs=args.epochs,
-                     learning_rate=args.lr,
-                     workers=args.workers, seed=args.seed, val_broad=args.val_broad,
-                     curriculum=SEARCHED[args.search])
+                     passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
+                     workers=args.workers, seed=args.seed, curriculum=SEARCHED[args.search])
     if args.quick:
         config = replace(config, val_per_cell=1, val_jobs=20, curriculum=QUICK)
     out = Path(args.out)
@@ -122,10 +98,9 @@ def run(args: argparse.Namespace) -> int:
         card = model_card(start.card, config, result)
         card["improvements"][-1]["command"] = (
             f"python -m engine improve --weights {args.weights} --rounds {config.rounds} "
-            f"--method {config.method} --episodes {config.episodes} "
-            f"--passes {config.passes} --epochs {config.epochs} "
+            f"--episodes {config.episodes} --passes {config.passes} --epochs {config.epochs} "
             f"--lr {config.learning_rate:g} --seed {config.seed} --search {args.search} "
-            f"--val-broad {config.val_broad} --export")
+            "--export")
         path = save_pretrained(result.best_state, int(start.card["hidden"]), card, args.export)
         print(f"wrote {path}")
     return 0
@@ -137,10 +112,9 @@ def model_card(start: dict[str, Any], config: ImproveConfig, result: ImproveResu
     return {
         **kept,
         "improvements": [*start.get("improvements", []), {
-            "method": "expert iteration (engine.drl.expert_iteration): clairvoyant search "
-            f"({config.method}: {SEARCH_WORDS[config.method]}) around the policy's "
-            "schedules, then behaviour cloning onto the searched actions; best validation "
-            "weights kept",
+            "method": "expert iteration (engine.drl.expert_iteration): clairvoyant local "
+            "search of per-job GPU-count shifts around the policy's schedules, then "
+            "behaviour cloning onto the searched actions; best validation weights kept",
             "hyperparameters": asdict(config),
             "validation": {
                 "metric": f"mean avg JCT / {REFERENCE}'s over eval-like workloads drawn "

@@ -2,10 +2,12 @@
 
 Cells: generated workloads at loads 0.7, 0.85 and 1.0 on 32 and 64 GPUs (8x4, 16x4),
 ``--seeds`` seeds each (seeds 0, 1, ...: never used in training, whose workload seeds
-start at 1,000,000), plus the eight Pollux workloads on the Pollux testbed (16x4) when
-``../shared/data/pollux/workloads`` is there. Per cell: mean +- 95% CI of the average
-JCT per policy, and the % reduction of ``drl`` against ``threshold-optimal`` (oracle-
-tuned per workload); then the reduction averaged over the cells. For context, also
+start at 1,000,000), plus the eight Pollux workloads on the Pollux testbed (16x4) from
+``--pollux-dir`` or the reference data's ``pollux/workloads`` (a named folder without
+them is an error; a missing default leaves the cell out, with a note). Per cell: mean
++- 95% CI of the average JCT per policy ("(1 run)" with one seed: no interval), and the
+% reduction of ``drl`` against ``threshold-optimal`` (oracle-tuned per workload); then
+the reduction averaged over the cells. For context, also
 ``threshold-held-out``: the threshold rule with (signal, T) picked on the cell's *other*
 workloads (leave-one-out over the same sweep), as an operator tuning one setting for a
 kind of workload would; it costs no extra runs.
@@ -14,6 +16,8 @@ kind of workload would; it costs no extra runs.
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,13 +31,15 @@ from engine.compare import (
     summarize_comparison,
     with_held_out_threshold,
 )
-from engine.drl.pretrained import PRETRAINED_DIR, update_card
+from engine.drl.pretrained import update_card
+from engine.errors import LabError
 from engine.job import Job
+from engine.paths import pretrained_dir, shared_data
 from engine.workload import GeneratorConfig, load_workload, to_jobs
 
 LOADS: tuple[float, ...] = (0.7, 0.85, 1.0)
 CLUSTERS: tuple[Cluster, ...] = (Cluster(8, 4), Cluster(16, 4))
-POLLUX_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "pollux" / "workloads"
+POLLUX_TRACES = "workload-*.csv"
 TARGET, REFERENCE = "drl", "threshold-optimal"
 
 
@@ -47,30 +53,46 @@ class Cell:
     config: GeneratorConfig | None = None
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "reproduce", help="evaluate drl against every baseline on unseen workloads"
-    )
+class PolluxTracesMissing(LabError, ValueError):
+    """A folder meant to hold the Pollux traces holds none: the table would lose a cell."""
+
+
+def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=positive_int, default=5, help="seeds per cell (default 5)")
-    parser.add_argument("--quick", action="store_true",
+    traces = parser.add_mutually_exclusive_group()
+    traces.add_argument("--quick", action="store_true",
                         help="2 seeds of 100 jobs per cell and no Pollux traces (a smoke run)")
-    parser.add_argument("--pollux-dir", type=Path, default=POLLUX_DIR,
-                        help="folder of Pollux workload-*.csv (default ../shared/data/...)")
+    traces.add_argument("--pollux-dir", type=Path, metavar="DIR",
+                        help=f"folder of Pollux {POLLUX_TRACES} files (default "
+                             f"{shared_data('pollux', 'workloads')}; left out if absent)")
     parser.add_argument("--processes", type=positive_int, help="worker processes (default auto)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--card", nargs="?", const=str(PRETRAINED_DIR), metavar="DIR",
+    parser.add_argument("--card", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="also write the table into the pretrained model card")
     parser.set_defaults(handler=run)
 
 
-def cells(seeds: int, jobs: int, pollux_dir: Path | None) -> list[Cell]:
+def pollux_traces(folder: Path) -> list[Path]:
+    """The Pollux traces in ``folder``, sorted; :class:`PolluxTracesMissing` if none."""
+    if not folder.is_dir():
+        problem = "not a folder" if folder.exists() else "no such folder"
+    elif files := sorted(folder.glob(POLLUX_TRACES)):
+        return files
+    else:
+        problem = f"no {POLLUX_TRACES} files in it"
+    raise PolluxTracesMissing(
+        f"{folder}: {problem}; expected a folder of Pollux traces ({POLLUX_TRACES} files)"
+    )
+
+
+def cells(seeds: int, jobs: int, files: Sequence[Path]) -> list[Cell]:
+    """The generated cells, plus one Pollux cell of ``files`` when there are any."""
     out = [
         Cell(f"{c.total_gpus} GPUs, load {load:g}", c, list(range(seeds)),
              GeneratorConfig(jobs=jobs, load=load))
         for c in CLUSTERS
         for load in LOADS
     ]
-    files = sorted(pollux_dir.glob("workload-*.csv")) if pollux_dir is not None else []
     if files:
         testbed = Cluster(16, 4)
         traces = {i: to_jobs(load_workload(f, fmt="pollux", cluster=testbed), testbed)
@@ -81,9 +103,10 @@ def cells(seeds: int, jobs: int, pollux_dir: Path | None) -> list[Cell]:
 
 def evaluate(cell_list: list[Cell], processes: int | None = None) -> dict[str, Any]:
     """Run every runnable policy on every cell; per-cell stats and the headline numbers."""
-    results = []
+    results, skipped_anywhere = [], {}
     for cell in cell_list:
         names, skipped = runnable_policies(cell.cluster)
+        skipped_anywhere.update(skipped)
         if TARGET not in names or REFERENCE not in names:
             raise ValueError(f"cannot run {TARGET} and {REFERENCE}: {skipped}")
         table = compare(names, cell.workloads, cell.cluster, config=cell.config,
@@ -112,15 +135,19 @@ def evaluate(cell_list: list[Cell], processes: int | None = None) -> dict[str, A
         "average_reduction_vs_threshold_held_out":
             None if None in held_out else sum(held_out) / len(held_out),
         "cells_where_drl_beats_every_baseline": sum(r["drl_beats_every_baseline"] for r in results),
-        "skipped_policies": skipped,
+        "skipped_policies": skipped_anywhere,
     }
 
 
 def run(args: argparse.Namespace) -> int:
     seeds, jobs = (2, 100) if args.quick else (args.seeds, GeneratorConfig().jobs)
-    report = evaluate(cells(seeds, jobs, None if args.quick else args.pollux_dir),
-                      args.processes)
+    files, left_out = ([], None) if args.quick else _pollux_files(args.pollux_dir)
+    if left_out is not None:
+        print(f"note: {left_out}", file=sys.stderr)
+    report = evaluate(cells(seeds, jobs, files), args.processes)
     report["setup"] = {"seeds": seeds, "jobs_per_generated_workload": jobs}
+    if left_out is not None:
+        report["setup"]["pollux_left_out"] = left_out
     if args.card:
         update_card({"evaluation": report}, args.card)
     if args.json:
@@ -128,6 +155,20 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(format_report(report))
     return 0
+
+
+def _pollux_files(given: Path | None) -> tuple[list[Path], str | None]:
+    """The Pollux cell's traces, and why it is left out (``None`` when it is not).
+
+    A folder the user named must hold them; only a missing default (a checkout without
+    the reference data) leaves the cell out, and the caller says so.
+    """
+    if given is not None:
+        return pollux_traces(given), None
+    try:
+        return pollux_traces(shared_data("pollux", "workloads")), None
+    except PolluxTracesMissing as missing:
+        return [], f"{missing}; the Pollux cell is left out (pass --pollux-dir)"
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -140,7 +181,8 @@ def format_report(report: dict[str, Any]) -> str:
                      f"{100 * cell['reduction_vs_threshold_optimal']:+.1f}% lower avg JCT"
                      f"{versus_held_out}; best baseline {cell['best_baseline']})")
         for name, s in sorted(cell["policies"].items(), key=lambda kv: kv[1]["mean"]):
-            lines.append(f"  {name:>20}  {s['mean']:10,.0f} +- {s['ci95']:8,.0f} s")
+            spread = "s (1 run)" if s["runs"] == 1 else f"+- {s['ci95']:8,.0f} s"
+            lines.append(f"  {name:>20}  {s['mean']:10,.0f} {spread}")
     held_out = report["average_reduction_vs_threshold_held_out"]
     if held_out is not None:
         lines.append(f"average reduction vs {HELD_OUT} (T tuned on the cell's other "

@@ -13,11 +13,13 @@ from engine.cli.common import (
 )
 from engine.policies import POLICIES
 from engine.run import run_policy
+from engine.simulator.results import METRIC_DEFINITIONS, metrics_epilog
 from engine.workload import to_jobs
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("simulate", help="run one policy on one workload")
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = metrics_epilog(list(METRIC_DEFINITIONS))
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_workload_options(parser)
     add_cluster_options(parser)
     parser.add_argument("--policy", default="fifo-request", help=f"one of {', '.join(POLICIES)}")

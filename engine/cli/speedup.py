@@ -9,10 +9,7 @@ from engine.speedup import MODEL_NAMES, get_model
 from engine.speedup.table import speedup_table
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "speedup", help="speedup and efficiency of each model for 1..N GPUs (packed)"
-    )
+def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--models", default="all", help=f"comma-separated, from {', '.join(MODEL_NAMES)}"
     )

@@ -19,13 +19,13 @@ from tqdm import tqdm
 from engine.cli.common import positive_int
 from engine.drl.checkpoint import load_checkpoint
 from engine.drl.ppo import PPOConfig, TrainResult, config_from_dict, train
-from engine.drl.pretrained import PRETRAINED_DIR, save_pretrained
+from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
+from engine.paths import pretrained_dir
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     defaults = PPOConfig()
-    parser = subparsers.add_parser("train", help="train the DRL scheduler")
     parser.add_argument("--iterations", type=positive_int, default=defaults.iterations,
                         help=f"PPO iterations (default {defaults.iterations})")
     parser.add_argument("--envs", type=positive_int, default=defaults.envs,
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", default=os.path.join("runs", "train"),
                         help="folder for the learning curve and checkpoint (default runs/train)")
     parser.add_argument("--resume", metavar="CKPT", help="continue from this checkpoint")
-    parser.add_argument("--export", nargs="?", const=str(PRETRAINED_DIR), metavar="DIR",
+    parser.add_argument("--export", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="write the best weights and model card (default pretrained/)")
     parser.set_defaults(handler=run)
 

@@ -9,10 +9,7 @@ from engine.cli.common import add_cluster_options, add_workload_options, cluster
 from engine.workload import save_csv
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "workload", help="write a generated or imported workload as native CSV"
-    )
+def register(parser: argparse.ArgumentParser) -> None:
     add_workload_options(parser)
     add_cluster_options(parser)
     parser.add_argument("-o", "--output", metavar="PATH", help="CSV to write (default stdout)")

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from engine.drl.actor import NumpyActor
-from engine.drl.expert import ExpertConfig, expert_action
+from engine.drl.expert import expert_action
 from engine.drl.network import ActorCritic
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
@@ -30,7 +30,6 @@ def collect_demonstrations(
     curriculum: Curriculum,
     seed: int,
     gamma: float,
-    expert: ExpertConfig,
     actor: NumpyActor | None = None,
 ) -> Demonstrations:
     """Teacher-labelled states from ``episodes`` curriculum episodes.
@@ -45,7 +44,7 @@ def collect_demonstrations(
         obs, info = env.reset(seed=seed * 100_003 + episode)
 
         def label_and_act(obs: np.ndarray, info: dict) -> tuple[int, int]:
-            label = expert_action(env.decision, expert)
+            label = expert_action(env.decision)
             if actor is None:
                 return label, label
             return label, int(np.argmax(actor.probabilities(obs, info["action_mask"])))

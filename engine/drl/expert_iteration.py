@@ -3,16 +3,14 @@
 PPO on two CPU cores sees too few episodes to find small, state-dependent gains: its
 gradient is noisy where the return differs by a percent. The simulator, though, is
 deterministic for a workload, so the better decision can be *searched for*:
-:func:`engine.headroom.local_search` shifts per-job GPU counts of the policy's schedule
-while the workload's average JCT drops, or :func:`engine.headroom.bias_search` finds the
-workload's best sizing bias (a few runs, so many more workloads per round). The student
-is then cloned (cross-entropy) onto the searched actions in the states of the improved
-schedule, as in expert iteration
-(Anthony et al., NeurIPS 2017) and AlphaZero, where a search around the network is its
-teacher. The search knows the future, which the policy never does; cloned over many
-workloads, the student learns the shift that helps on average in each state. Each round
-searches around the best weights so far and adds its labels to the earlier rounds'; the
-weights kept are those with the best validation score (training seeds only).
+:func:`engine.drl.shift_search.local_search` shifts per-job GPU counts of the policy's
+schedule while the workload's average JCT drops. The student is then cloned
+(cross-entropy) onto the searched actions in the states of the improved schedule, as in
+expert iteration (Anthony et al., NeurIPS 2017) and AlphaZero, where a search around the
+network is its teacher. The search knows the future, which the policy never does; cloned
+over many workloads, the student learns the shift that helps on average in each state.
+Each round searches around the best weights so far and adds its labels to the earlier
+rounds'; the weights kept are those with the best validation score (training seeds only).
 """
 
 from __future__ import annotations
@@ -32,10 +30,9 @@ import torch
 from engine.cluster import Cluster
 from engine.drl.bc import Demonstrations, clone, merge, play_episode
 from engine.drl.network import ActorCritic, copy_state
+from engine.drl.shift_search import ShiftedPolicy, local_search
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.env.moldable_env import MoldableEnv
-from engine.env.planning import Chooser
-from engine.headroom import ShiftedPolicy, bias_search, biased_chooser, local_search
 from engine.job import Job
 from engine.policies.drl import DrlPolicy
 from engine.run import run_policy
@@ -50,9 +47,6 @@ _NAN = float("nan")
 _BLANK_ROW: dict[str, Any] = {"round": 0, "epoch": 0, "samples": 0, "headroom": _NAN,
                               "policy_loss": _NAN, "value_loss": _NAN, "val_score": _NAN}
 """A history row's fields before a phase fills in its own."""
-METHODS: tuple[str, ...] = ("shifts", "bias", "bias+shifts")
-"""Searches a round may run: per-job level shifts, one sizing bias per workload, or the
-bias first and then shifts around the biased schedule."""
 
 
 def _search_curriculum() -> Curriculum:
@@ -66,7 +60,6 @@ class ImproveConfig:
     seed: int = 0  # seeds the searched workloads and the cloning order
     rounds: int = 2  # search-then-clone rounds
     episodes: int = 80  # workloads searched per round
-    method: str = "shifts"  # the search, one of METHODS
     passes: int = 2  # local-search sweeps over each workload's jobs
     epochs: int = 8  # cloning epochs per round (each validated)
     learning_rate: float = 3e-4  # cloning step size (small: it fine-tunes trained weights)
@@ -75,7 +68,6 @@ class ImproveConfig:
     val_clusters: tuple[tuple[int, int], ...] = ((8, 4), (16, 4))  # (nodes, GPUs per node)
     val_loads: tuple[float, ...] = (0.7, 0.85, 1.0)  # offered loads of the validation cells
     val_jobs: int = 200  # jobs per validation workload
-    val_broad: int = 0  # extra validation workloads drawn from the searched curriculum
     workers: int = 2  # processes searching workloads side by side
     threads: int = 1  # torch intra-op threads while cloning
     curriculum: Curriculum = field(default_factory=_search_curriculum)  # searched workloads
@@ -108,8 +100,7 @@ class Validation:
 
 
 def validation(config: ImproveConfig) -> Validation:
-    """Workloads like the evaluation cells (plus ``val_broad`` like the searched ones),
-    all drawn from the training seeds."""
+    """Workloads like the evaluation cells, drawn from the training seeds."""
     rng = np.random.default_rng([config.seed, 31_337])
     workloads = []
     for nodes, per_node in config.val_clusters:
@@ -118,15 +109,13 @@ def validation(config: ImproveConfig) -> Validation:
             for seed in rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop, config.val_per_cell):
                 spec = GeneratorConfig(jobs=config.val_jobs, load=load, seed=int(seed))
                 workloads.append((to_jobs(generate(spec, cluster), cluster), cluster))
-    # workloads like the searched ones guard against gains there being lost on the cells
-    workloads += [config.curriculum.workload(rng) for _ in range(config.val_broad)]
     reference = tuple(run_policy(REFERENCE, jobs, c).summary.avg_jct for jobs, c in workloads)
     return Validation(tuple(workloads), reference)
 
 
 def search_episode(
     state: Mapping[str, Any], curriculum: Curriculum, seed: tuple[int, ...], passes: int,
-    gamma: float, method: str = "shifts",
+    gamma: float,
 ) -> tuple[Demonstrations, float]:
     """Search one curriculum workload around the policy; its improved states and actions.
 
@@ -134,22 +123,9 @@ def search_episode(
     improved schedule and the fraction of average JCT the search removed.
     """
     jobs, cluster = curriculum.workload(np.random.default_rng(seed))
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    policy = DrlPolicy(state)
-    choose: Chooser = policy.choose
-    shifts: Mapping[int, int] = {}
-    base = end = float("nan")
-    if method.startswith("bias"):
-        biased = bias_search(jobs, cluster, policy.actor)
-        choose = biased_chooser(policy.actor, biased.bias)
-        base, end = biased.base_avg_jct, biased.avg_jct
-    if method.endswith("shifts"):
-        found = local_search(jobs, cluster, choose, passes)
-        shifts, end = found.shifts, found.avg_jct
-        if method == "shifts":
-            base = found.base_avg_jct
-    improved = ShiftedPolicy(choose, shifts)
+    choose = DrlPolicy(state).choose
+    found = local_search(jobs, cluster, choose, passes)
+    improved = ShiftedPolicy(choose, found.shifts)
     env = MoldableEnv(jobs=jobs, cluster=cluster)
     obs, info = env.reset()
 
@@ -157,7 +133,7 @@ def search_episode(
         action, _ = improved.choose(env.decision)
         return action, action
 
-    return play_episode(env, obs, info, label_and_act, gamma), 1.0 - end / base
+    return play_episode(env, obs, info, label_and_act, gamma), found.headroom
 
 
 def improve(
@@ -218,7 +194,7 @@ def search_all(
     """Every seed's :func:`search_episode`, in seed order, over ``config.workers`` processes."""
     weights = {k: v.detach().cpu().numpy() for k, v in state.items()}
     job = partial(search_episode, weights, config.curriculum, passes=config.passes,
-                  gamma=config.gamma, method=config.method)
+                  gamma=config.gamma)
     out: list[tuple[Demonstrations, float]] = []
     with ExitStack() as stack:
         if config.workers > 1:  # spawned: never fork a process that has run torch

@@ -27,7 +27,7 @@ from engine.cluster import Cluster
 from engine.drl.actor import NumpyActor
 from engine.drl.bc import clone, collect_demonstrations, merge
 from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
-from engine.drl.expert import ExpertConfig, expert_action
+from engine.drl.expert import expert_action
 from engine.drl.network import ActorCritic, copy_state
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
@@ -61,7 +61,6 @@ class PPOConfig:
     bc_lr: float = 1e-3  # behaviour-cloning step size
     dagger_rounds: int = 2  # DAgger rounds after plain cloning (student acts, teacher labels)
     dagger_episodes: int = 60  # episodes per DAgger round
-    expert: ExpertConfig = field(default_factory=ExpertConfig)  # the teacher
     val_episodes: int = 24  # validation workloads (curriculum, training seeds)
     eval_every: int = 5  # validate (and maybe keep as best) every this many iterations
     checkpoint_every: int = 5  # write the checkpoint every this many iterations
@@ -86,13 +85,17 @@ class TrainResult:
     checkpoint: Path | None
 
 
+RETIRED = frozenset({"expert", "max_runtimes"})
+"""Settings older checkpoints stored that no longer exist; they only ever held the
+defaults the code now has built in, so resuming such a checkpoint ignores them."""
+
+
 def config_from_dict(data: Mapping[str, Any]) -> PPOConfig:
     """Rebuild the config a checkpoint stored with ``asdict``."""
-    fields = dict(data)
-    expert = ExpertConfig(**fields.pop("expert"))
+    fields = {k: v for k, v in data.items() if k not in RETIRED}
     curriculum = Curriculum(**{k: tuple(v) if isinstance(v, list) else v
-                               for k, v in fields.pop("curriculum").items()})
-    return PPOConfig(**fields, expert=expert, curriculum=curriculum)
+                               for k, v in fields.pop("curriculum").items() if k not in RETIRED})
+    return PPOConfig(**fields, curriculum=curriculum)
 
 
 def validation_workloads(config: PPOConfig) -> list[tuple[list[Job], Cluster]]:
@@ -141,7 +144,7 @@ def train(
     model = ActorCritic(config.hidden)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
     validation = validation_workloads(config)
-    teacher_score = greedy_score(lambda env: expert_action(env.decision, config.expert),
+    teacher_score = greedy_score(lambda env: expert_action(env.decision),
                                  validation)
     history: list[dict[str, Any]] = []
     start_iteration = 0
@@ -168,13 +171,13 @@ def train(
             _rewrite_csv(out_dir / "learning_curve.csv", history)
     elif config.bc_episodes > 0:
         data = collect_demonstrations(
-            config.bc_episodes, config.curriculum, config.seed, config.gamma, config.expert
+            config.bc_episodes, config.curriculum, config.seed, config.gamma
         )
         for round_ in range(config.dagger_rounds + 1):
             if round_:
                 data = merge(data, collect_demonstrations(
                     config.dagger_episodes, config.curriculum, config.seed + 7919 * round_,
-                    config.gamma, config.expert, NumpyActor(model.state_dict()),
+                    config.gamma, NumpyActor(model.state_dict()),
                 ))
             policy_loss, value_loss = clone(
                 model, data, config.bc_epochs, config.bc_lr, config.seed + round_

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine import json_safe
 from engine.drl.actor import NumpyActor, parameter_shapes
 from engine.env.spec import spec_dict
 from engine.errors import LabError
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
 WEIGHTS_FILE = "drl_policy.pt"
 NUMPY_WEIGHTS_FILE = "drl_policy.npz"
 CARD_FILE = "drl_policy.json"
-PRETRAINED_DIR = pretrained_dir()
-"""The folder at start-up; functions given no folder look it up again."""
 CARD_VERSION = 2
 """2: the card names a numpy archive of the weights beside torch's file."""
 
@@ -91,7 +90,7 @@ def save_pretrained(
         "numpy_weights_sha256": sha256(arrays),
     }
     path = directory / CARD_FILE
-    path.write_text(json.dumps(full, indent=2, default=str) + "\n")
+    path.write_text(json_safe.dumps(full, indent=2) + "\n")
     return path
 
 
@@ -112,7 +111,7 @@ def update_card(updates: Mapping[str, Any], directory: str | os.PathLike | None 
     path = (pretrained_dir() if directory is None else Path(directory)) / CARD_FILE
     card = _read_card(path)
     card.update(updates)
-    path.write_text(json.dumps(card, indent=2, default=str) + "\n")
+    path.write_text(json_safe.dumps(card, indent=2) + "\n")
 
 
 def load_pretrained(directory: str | os.PathLike | None = None) -> PretrainedPolicy:

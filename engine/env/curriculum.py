@@ -34,9 +34,6 @@ class Curriculum:
     models: tuple[str, ...] = MEASURED_MODELS
     mix_concentration: float = 1.0
     """Dirichlet concentration of the model mix (small = a few models dominate)."""
-    max_runtimes: tuple[float, ...] = (8 * 3600.0,)
-    """Longest one-GPU run time of a workload, drawn per episode (seconds). Several values
-    mix in workloads with a few very long jobs, like the Pollux traces' 90-epoch ImageNet."""
 
     def sample(self, rng: np.random.Generator) -> tuple[GeneratorConfig, Cluster]:
         """One episode's generator config and cluster, drawn with ``rng``."""
@@ -50,10 +47,6 @@ class Curriculum:
             size_distribution=str(rng.choice(self.size_distributions)),
             model_mix=dict(zip(self.models, map(float, weights), strict=True)),
             request_rule=str(rng.choice(self.request_rules)),
-            # drawn last and only when there is a choice, so a one-value curriculum draws
-            # exactly what it drew before this knob existed
-            max_runtime=float(rng.choice(self.max_runtimes)) if len(self.max_runtimes) > 1
-            else self.max_runtimes[0],
         )
         return config, Cluster(nodes=total // per_node, gpus_per_node=per_node)
 

@@ -32,9 +32,42 @@ class Decision(NamedTuple):
     info: Mapping[str, Any] | None = None
 
 
+METRIC_DEFINITIONS: dict[str, str] = {
+    "jobs": "jobs in the workload",
+    "completed": "jobs that ended",
+    "avg_jct": "mean job completion time (JCT): end minus submit, queueing + running",
+    "p50_jct": "median JCT",
+    "p95_jct": "95th percentile of the JCTs: the tail",
+    "makespan": "last job end minus first submit",
+    "utilization": "GPU-seconds the jobs held, GPUs x (end - start), over\n"
+                   "total GPUs x makespan",
+    "avg_wait": "mean queueing time, start minus submit",
+    "avg_slowdown": "mean of each job's JCT over its ideal run time (1 = no slowdown)",
+    "lower_bound_avg_jct": "mean ideal run time: each job alone on the empty cluster\n"
+                           "on its best allowed allocation; no schedule's avg_jct is lower",
+    "jct_over_bound": "avg_jct / lower_bound_avg_jct (1 = ideal)",
+}
+"""What each summary metric means, in the words the CLI's help and the docs use."""
+
+
+def metrics_epilog(names: Sequence[str]) -> str:
+    """A ``--help`` epilog defining ``names`` (for ``RawDescriptionHelpFormatter``)."""
+    width = max(map(len, names)) + 2
+    indent = "\n" + " " * (width + 2)
+    lines = [f"  {name:<{width}}{METRIC_DEFINITIONS[name].replace(chr(10), indent)}"
+             for name in names]
+    return "metrics, over the completed jobs (times in seconds):\n" + "\n".join(lines)
+
+
 @dataclass(frozen=True)
 class Summary:
-    """Headline metrics of one run (seconds, utilization in [0, 1])."""
+    """Headline metrics of one run, as :data:`METRIC_DEFINITIONS` defines them.
+
+    Each is over the *completed* jobs (all of them once a run ends; fewer in a run cut
+    short, e.g. one the app is animating); with none completed every metric but ``jobs``,
+    ``completed`` and ``lower_bound_avg_jct`` is NaN (``lower_bound_avg_jct`` is then
+    over every job). Percentiles interpolate linearly (``numpy.percentile``).
+    """
 
     jobs: int
     completed: int

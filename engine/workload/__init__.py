@@ -7,10 +7,10 @@ target offered load; ``to_jobs`` hands a workload to the simulator.
 """
 
 from engine.workload.errors import Problem, WorkloadError
-from engine.workload.generator import GeneratorConfig, generate
+from engine.workload.generator import MAX_GENERATED_JOBS, GeneratorConfig, generate
 from engine.workload.importers import TRACE_SERIAL_FRACTION
 from engine.workload.jobs import to_jobs
-from engine.workload.load import DEFAULT_MAX_ROWS, load_workload
+from engine.workload.load import load_workload
 from engine.workload.models import offered_load
 from engine.workload.native import save_csv, template_csv, to_csv_bytes
 from engine.workload.schema import COLUMN_NAMES, COLUMNS, Column, schema_markdown
@@ -20,8 +20,8 @@ from engine.workload.workload import Workload
 __all__ = [
     "COLUMNS",
     "COLUMN_NAMES",
-    "DEFAULT_MAX_ROWS",
     "FORMATS",
+    "MAX_GENERATED_JOBS",
     "TRACE_SERIAL_FRACTION",
     "Column",
     "GeneratorConfig",

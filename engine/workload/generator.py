@@ -31,6 +31,10 @@ REQUEST_RULES = ("pollux", "power-of-two", "one")
 POLLUX_BAND = (0.5, 0.8)
 """Scaling efficiencies Pollux's users picked their GPU counts in (OSDI'21, sec. 5.1)."""
 PHILLY_SIZES = Path(__file__).with_name("philly_sizes.json")
+MAX_GENERATED_JOBS = 1_000_000
+"""Most jobs one config may ask for: a million already take about 750 MB as a frame
+plus Jobs and about half a minute to simulate; ten million would be a typo that fills
+memory, so it is refused up front."""
 
 
 def _equal_measured_mix() -> Mapping[str, float]:
@@ -42,7 +46,7 @@ class GeneratorConfig:
     """What to generate; every field has a default, so ``GeneratorConfig()`` works."""
 
     jobs: int = 200
-    """Number of jobs."""
+    """Number of jobs, 1 to ``MAX_GENERATED_JOBS``."""
     load: float = 0.85
     """Target offered load, as defined in the module docstring (may exceed 1)."""
     seed: int = 0
@@ -64,6 +68,11 @@ class GeneratorConfig:
         wrong = []
         if self.jobs < 1:
             wrong.append(f"jobs must be at least 1, got {self.jobs}")
+        if self.jobs > MAX_GENERATED_JOBS:
+            wrong.append(
+                f"jobs must be at most {MAX_GENERATED_JOBS:,} (the generator's limit), "
+                f"got {self.jobs:,}"
+            )
         if not (math.isfinite(self.load) and self.load > 0):
             wrong.append(f"load must be a positive number, got {self.load}")
         if self.size_distribution not in SIZE_DISTRIBUTIONS:

@@ -1,8 +1,9 @@
 """Importers for published traces: SWF, Microsoft Philly and the Pollux workloads.
 
 Each maps its trace onto the native columns and hands them to the same validation as
-the native CSV. Records an importer itself cannot read are reported and left out of
-that validation, so one bad cell gives one message, not a cascade.
+the native CSV, which names the trace's own columns in its messages. Records an
+importer itself cannot read are reported and left out of that validation, so one bad
+cell gives one message, not a cascade.
 
 Traces of rigid jobs (SWF, Philly) record only a run time at one size, so two
 assumptions turn them into moldable jobs:
@@ -10,9 +11,15 @@ assumptions turn them into moldable jobs:
 * the job follows Amdahl's law with ``serial_fraction`` (default
   ``TRACE_SERIAL_FRACTION``, Amdahl's own default), the one-parameter law that needs no
   data the trace lacks;
-* its work is whatever makes that law reproduce the trace at the size it ran at:
-  ``runtime_1gpu = run time x speedup(GPUs, packed nodes)``, so replaying the user's own
-  request gives back the recorded run time.
+* its work is whatever makes that law reproduce the trace at the size it runs at here:
+  ``runtime_1gpu = run time x speedup(size, packed nodes)``, so replaying the request
+  gives back the recorded run time.
+
+All three formats treat a request bigger than the cluster the same way: it is clipped
+to the cluster's GPUs (a trace from a bigger machine would otherwise never fit) and the
+clipping is counted in ``Workload.clipped_jobs`` and told in ``Workload.notes``. For
+SWF and Philly "the size it runs at" is the clipped size, so a clipped job still runs
+for its recorded time rather than faster than it ever did.
 """
 
 from __future__ import annotations
@@ -25,8 +32,9 @@ import pandas as pd
 from engine.cluster import Cluster, packed_nodes
 from engine.speedup import MEASURED_MODELS, Amdahl
 from engine.speedup.measured import pollux_runtime_1gpu
+from engine.workload.bulk import stripped, to_numbers
 from engine.workload.errors import Problem, WorkloadError
-from engine.workload.table import Table, header_problems, read_table, too_many_rows
+from engine.workload.table import RowLimit, Table, header_problems, read_table
 from engine.workload.validate import build_workload
 from engine.workload.workload import Workload
 
@@ -42,12 +50,31 @@ _SWF_USED = {  # field number (1-based, as the SWF standard counts) -> what it h
     5: "allocated processors",
     8: "requested processors",
 }
+_SWF_WHOLE = (5, 8)
+_SWF_LABELS = {
+    "job_id": "field 1 (job number)",
+    "submit_time": "field 2 (submit time)",
+    "runtime_1gpu": "field 4 (run time)",
+    "requested_gpus": "field 5 (allocated processors)",
+}
+_PHILLY_LABELS = {
+    "submit_time": "timestamp",
+    "runtime_1gpu": "duration",
+    "requested_gpus": "num_gpus",
+}
+_POLLUX_LABELS = {
+    "job_id": "name",
+    "submit_time": "time",
+    "model": "application",
+    "requested_gpus": "num_replicas",
+    "runtime_1gpu": "batch_size",
+}
 
 
 def parse_swf(
     text: str,
     cluster: Cluster,
-    max_rows: int,
+    limit: RowLimit,
     name: str,
     serial_fraction: float = TRACE_SERIAL_FRACTION,
 ) -> Workload:
@@ -55,71 +82,78 @@ def parse_swf(
 
     A job's size is its allocated processors (field 5), or its requested ones (field
     8) when that is unknown (-1); jobs with no known run time (field 4) or size, or a
-    zero one, are skipped and counted in the notes. The request is clipped to the
-    cluster, since a trace from a bigger machine would otherwise never fit.
+    zero one, are skipped and counted in the notes. A size must be a whole number.
     """
-    problems: list[Problem] = []
-    records: list[list[str]] = []
-    rows: list[int] = []
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith(";"):
-            continue
-        if len(records) == max_rows:
-            problems.append(too_many_rows(max_rows))
-            break
-        if len(fields) != SWF_FIELDS:
-            problems.append(
-                Problem(
-                    line_number,
-                    None,
-                    f"got {len(fields)} fields",
-                    f"{SWF_FIELDS} whitespace-separated SWF fields",
-                )
-            )
-            continue
-        records.append(fields)
-        rows.append(line_number)
-    row_numbers = np.array(rows, dtype=np.int64)
+    lines = [
+        (line_number, fields)
+        for line_number, fields in enumerate((line.split() for line in text.splitlines()), 1)
+        if fields and not fields[0].startswith(";")
+    ]
+    limit.check(len(lines))
+    problems = [
+        Problem(
+            line_number,
+            None,
+            f"got {len(fields)} fields",
+            f"{SWF_FIELDS} whitespace-separated SWF fields",
+        )
+        for line_number, fields in lines
+        if len(fields) != SWF_FIELDS
+    ]
+    records = [fields for _, fields in lines if len(fields) == SWF_FIELDS]
+    row_numbers = np.array(
+        [line_number for line_number, fields in lines if len(fields) == SWF_FIELDS],
+        dtype=np.int64,
+    )
     cells = list(zip(*records, strict=True)) or [()] * SWF_FIELDS
     number = {}
     readable = np.ones(len(records), dtype=bool)
     for field, meaning in _SWF_USED.items():
         number[field], ok = _numbers(
-            cells[field - 1], f"field {field} ({meaning})", row_numbers, problems
+            cells[field - 1],
+            f"field {field} ({meaning})",
+            row_numbers,
+            problems,
+            "a whole number" if field in _SWF_WHOLE else "a number",
+            whole=field in _SWF_WHOLE,
         )
         readable &= ok
     gpus = np.where(number[5] > 0, number[5], number[8])
     usable = (number[4] > 0) & (gpus > 0)
     skipped = int(np.count_nonzero(readable & ~usable))
     keep = readable & usable
+    columns, clipped, note = _rigid(
+        number[2][keep], number[4][keep], gpus[keep], cluster, serial_fraction
+    )
     return build_workload(
-        {
-            "job_id": np.array(cells[0], dtype=object)[keep],
-            **_rigid(number[2][keep], number[4][keep], gpus[keep], cluster, serial_fraction),
-        },
+        {"job_id": np.array(cells[0], dtype=object)[keep], **columns},
         row_numbers[keep],
         cluster,
         name,
+        labels=_SWF_LABELS,
         problems=problems,
-        notes=_skipped_note(skipped, len(records), "unknown or zero run time or processors"),
+        notes=(
+            *_skipped_note(skipped, len(records), "unknown or zero run time or processors"),
+            *note,
+        ),
+        clipped_jobs=clipped,
     )
 
 
 def parse_philly(
     text: str,
     cluster: Cluster,
-    max_rows: int,
+    limit: RowLimit,
     name: str,
     serial_fraction: float = TRACE_SERIAL_FRACTION,
 ) -> Workload:
     """The Philly trace (``timestamp,duration,num_gpus,...``) as Pollux processed it.
 
     Submit times count from the earliest job's timestamp; jobs that never ran
-    (``duration <= 0``) are skipped and counted in the notes; the request is clipped
-    to the cluster.
+    (``duration <= 0``) are skipped and counted in the notes; ``num_gpus`` must be a
+    whole number >= 1 (a job on no GPU has no run time to scale).
     """
-    table = _read_trace(text, max_rows, PHILLY_COLUMNS, PHILLY_COLUMNS[:3])
+    table = _read_trace(text, limit, PHILLY_COLUMNS, PHILLY_COLUMNS[:3], ("duration", "num_gpus"))
     problems = list(table.problems)
     stamps = pd.to_datetime(
         pd.Series(table.columns["timestamp"], dtype=str).str.strip(),
@@ -136,32 +170,41 @@ def parse_philly(
         )
         for i in np.flatnonzero(~stamped)
     ]
-    duration, timed = _numbers(table.columns["duration"], "duration", table.rows, problems)
-    gpus, counted = _numbers(table.columns["num_gpus"], "num_gpus", table.rows, problems)
+    duration, timed = _checked(table, "duration", problems, "a number")
+    gpus, counted = _checked(table, "num_gpus", problems, "a whole number >= 1", whole=True, low=1)
     readable = stamped & timed & counted
     ran = duration > 0
     keep = readable & ran
     kept_stamps = stamps[keep]
     submit = (kept_stamps - kept_stamps.min()).dt.total_seconds().to_numpy()
+    columns, clipped, note = _rigid(submit, duration[keep], gpus[keep], cluster, serial_fraction)
     return build_workload(
-        _rigid(submit, duration[keep], gpus[keep], cluster, serial_fraction),
+        columns,
         table.rows[keep],
         cluster,
         name,
+        labels=_PHILLY_LABELS,
         problems=problems,
-        notes=_skipped_note(
-            int(np.count_nonzero(readable & ~ran)), len(table.rows), "duration <= 0"
+        notes=(
+            *_skipped_note(
+                int(np.count_nonzero(readable & ~ran)), len(table.rows), "duration <= 0"
+            ),
+            *note,
         ),
+        clipped_jobs=clipped,
     )
 
 
-def parse_pollux(text: str, cluster: Cluster, max_rows: int, name: str) -> Workload:
+def parse_pollux(text: str, cluster: Cluster, limit: RowLimit, name: str) -> Workload:
     """A Pollux evaluation workload (``name,time,application,num_replicas,batch_size``).
 
     The one-GPU run time comes from the measured profile of ``application`` at the
-    job's global ``batch_size``; the user's request is ``num_replicas``.
+    job's global ``batch_size``; the user's request is ``num_replicas``, clipped to the
+    cluster like every importer's (it does not change the job's work).
     """
-    table = _read_trace(text, max_rows, POLLUX_COLUMNS, POLLUX_COLUMNS)
+    table = _read_trace(
+        text, limit, POLLUX_COLUMNS, POLLUX_COLUMNS, ("time", "num_replicas", "batch_size")
+    )
     problems = list(table.problems)
     application = pd.Series(table.columns["application"], dtype=str).str.strip().str.lower()
     known = application.isin(MEASURED_MODELS).to_numpy()
@@ -174,9 +217,7 @@ def parse_pollux(text: str, cluster: Cluster, max_rows: int, name: str) -> Workl
         )
         for i in np.flatnonzero(~known)
     ]
-    batch, sized = _numbers(
-        table.columns["batch_size"], "batch_size", table.rows, problems, whole=True
-    )
+    batch, sized = _checked(table, "batch_size", problems, "a whole number >= 1", whole=True, low=1)
     runtime = np.full(len(table.rows), np.nan)
     timed = known & sized
     for app, size in set(zip(application[timed], batch[timed], strict=True)):
@@ -194,6 +235,8 @@ def parse_pollux(text: str, cluster: Cluster, max_rows: int, name: str) -> Workl
                 for row in table.rows[same]
             ]
     keep = np.isfinite(runtime)
+    replicas = table.numbers["num_replicas"][keep]
+    over = (replicas > cluster.total_gpus) & (replicas == np.round(replicas))
     return build_workload(
         {
             "job_id": np.array(table.columns["name"], dtype=object)[keep],
@@ -205,7 +248,14 @@ def parse_pollux(text: str, cluster: Cluster, max_rows: int, name: str) -> Workl
         table.rows[keep],
         cluster,
         name,
+        numbers={
+            "submit_time": table.numbers["time"][keep],
+            "requested_gpus": np.where(over, cluster.total_gpus, replicas),
+        },
+        labels=_POLLUX_LABELS,
         problems=problems,
+        notes=_clipped_note(replicas[over], len(replicas), cluster, "asked for"),
+        clipped_jobs=int(np.count_nonzero(over)),
     )
 
 
@@ -215,29 +265,61 @@ def _rigid(
     gpus: np.ndarray,
     cluster: Cluster,
     serial_fraction: float,
-) -> dict[str, np.ndarray]:
-    """Native columns for jobs a trace saw run at one size (assumptions: module docstring)."""
+) -> tuple[dict[str, np.ndarray], int, tuple[str, ...]]:
+    """Native columns for jobs a trace saw run at one size (assumptions: module docstring).
+
+    Also the number of jobs clipped to the cluster, and the note saying so.
+    """
     law = Amdahl(serial_fraction=serial_fraction)
+    size = np.minimum(gpus, cluster.total_gpus).astype(np.int64)
     speedup = {
-        int(k): law.speedup(int(k), packed_nodes(int(k), cluster.gpus_per_node))
-        for k in np.unique(gpus)
+        k: law.speedup(k, packed_nodes(k, cluster.gpus_per_node)) for k in np.unique(size).tolist()
     }
-    return {
+    over = gpus > cluster.total_gpus
+    columns = {
         "submit_time": submit,
-        "runtime_1gpu": run_time * np.array([speedup[int(k)] for k in gpus], dtype=float),
-        "requested_gpus": np.minimum(gpus, cluster.total_gpus),
+        "runtime_1gpu": run_time * np.array([speedup[k] for k in size.tolist()], dtype=float),
+        "requested_gpus": size,
         "model": np.full(len(gpus), "amdahl", dtype=object),
         "serial_fraction": np.full(len(gpus), serial_fraction),
     }
+    note = _clipped_note(gpus[over], len(gpus), cluster, "ran on")
+    if note:
+        note = (f"{note[0]}; each keeps its recorded run time on {cluster.total_gpus}",)
+    return columns, int(np.count_nonzero(over)), note
 
 
-def _read_trace(text: str, max_rows: int, known: Sequence[str], required: Sequence[str]) -> Table:
+def _read_trace(
+    text: str,
+    limit: RowLimit,
+    known: Sequence[str],
+    required: Sequence[str],
+    numeric: Sequence[str],
+) -> Table:
     """The trace's table; a missing column stops the import there, nothing can map."""
-    table = read_table(text, max_rows)
+    table = read_table(text, limit, numeric)
     missing, _ = header_problems(table.header, known, required)
     if missing:
         raise WorkloadError([*table.problems, *missing])
     return table
+
+
+def _checked(
+    table: Table,
+    column: str,
+    problems: list[Problem],
+    expected: str,
+    whole: bool = False,
+    low: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A numeric column of the table and which cells are readable (and whole, and >= low).
+
+    Each unreadable cell is added to ``problems``.
+    """
+    values = table.numbers[column]
+    readable = _acceptable(values, whole, low)
+    problems += _unreadable(table.columns[column], readable, column, table.rows, expected)
+    return values, readable
 
 
 def _numbers(
@@ -245,20 +327,43 @@ def _numbers(
     label: str,
     rows: np.ndarray,
     problems: list[Problem],
+    expected: str,
     whole: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cells as floats and which are readable; unreadable ones are added to ``problems``."""
-    numbers = pd.to_numeric(pd.Series(cells, dtype=str).str.strip(), errors="coerce")
-    values = numbers.to_numpy(dtype=float, na_value=np.nan)
+    values = to_numbers(stripped(cells))
+    readable = _acceptable(values, whole, None)
+    problems += _unreadable(cells, readable, label, rows, expected)
+    return values, readable
+
+
+def _acceptable(values: np.ndarray, whole: bool, low: float | None) -> np.ndarray:
     readable = np.isfinite(values)
     if whole:
         readable &= values == np.round(values)
-    problems += [
-        Problem(int(rows[i]), label, f"got {cells[i]!r}", "a whole number" if whole else "a number")
+    if low is not None:
+        readable &= values >= low
+    return readable
+
+
+def _unreadable(
+    cells: Sequence[str], readable: np.ndarray, label: str, rows: np.ndarray, expected: str
+) -> list[Problem]:
+    return [
+        Problem(int(rows[i]), label, f"got {cells[i]!r}", expected)
         for i in np.flatnonzero(~readable)
     ]
-    return values, readable
 
 
 def _skipped_note(skipped: int, total: int, why: str) -> tuple[str, ...]:
     return (f"skipped {skipped} of {total} jobs with {why}",) if skipped else ()
+
+
+def _clipped_note(sizes: np.ndarray, total: int, cluster: Cluster, verb: str) -> tuple[str, ...]:
+    """What the user is told about requests cut to the cluster (nothing if none were)."""
+    if len(sizes) == 0:
+        return ()
+    return (
+        f"clipped {len(sizes):,} of {total:,} jobs to the cluster's {cluster.total_gpus} GPUs "
+        f"(they {verb} up to {int(sizes.max()):,})",
+    )

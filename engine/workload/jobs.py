@@ -6,6 +6,7 @@ import numpy as np
 
 from engine.cluster import Cluster
 from engine.job import Job
+from engine.workload.bulk import collector_paused
 from engine.workload.errors import WorkloadError
 from engine.workload.models import speedup_models
 from engine.workload.validate import cluster_problems
@@ -25,29 +26,20 @@ def to_jobs(workload: Workload, cluster: Cluster) -> list[Job]:
         raise WorkloadError(problems)
     models, codes = speedup_models(frame)
     max_gpus = np.minimum(frame["max_gpus"].to_numpy(), cluster.total_gpus)
-    return [
-        Job(
-            index=index,
-            job_id=job_id,
-            submit_time=submit,
-            runtime_1gpu=runtime,
-            model=model,
-            speedup_model=models[code],
-            requested_gpus=requested,
-            min_gpus=low,
-            max_gpus=high,
-        )
-        for index, (job_id, submit, runtime, model, code, requested, low, high) in enumerate(
-            zip(
-                frame["job_id"].tolist(),
-                frame["submit_time"].tolist(),
-                frame["runtime_1gpu"].tolist(),
-                frame["model"].tolist(),
-                codes.tolist(),
-                frame["requested_gpus"].tolist(),
-                frame["min_gpus"].tolist(),
-                max_gpus.tolist(),
-                strict=True,
+    with collector_paused():
+        return [
+            Job(index, *fields)
+            for index, fields in enumerate(
+                zip(
+                    frame["job_id"].tolist(),
+                    frame["submit_time"].tolist(),
+                    frame["runtime_1gpu"].tolist(),
+                    frame["model"].tolist(),
+                    [models[code] for code in codes.tolist()],
+                    frame["requested_gpus"].tolist(),
+                    frame["min_gpus"].tolist(),
+                    max_gpus.tolist(),
+                    strict=True,
+                )
             )
-        )
-    ]
+        ]

@@ -12,9 +12,9 @@ from engine.workload.importers import (
 from engine.workload.native import parse_native
 from engine.workload.sniff import FORMATS, sniff
 from engine.workload.source import Source, read_source
+from engine.workload.table import RowLimit
 from engine.workload.workload import Workload
 
-DEFAULT_MAX_ROWS = 100_000
 DEFAULT_CLUSTER = Cluster()
 """The Pollux testbed, 16 nodes x 4 GPUs (``Cluster`` is frozen, so sharing it is safe)."""
 
@@ -23,27 +23,36 @@ def load_workload(
     source: Source,
     fmt: str = "auto",
     cluster: Cluster = DEFAULT_CLUSTER,
-    max_rows: int = DEFAULT_MAX_ROWS,
+    max_rows: int | None = None,
     name: str | None = None,
     trace_serial_fraction: float = TRACE_SERIAL_FRACTION,
+    *,
+    row_limit_hint: str = "",
 ) -> Workload:
     """Load and validate a workload, or raise one WorkloadError listing every problem.
 
     ``source`` is a path, the bytes of an upload, text, or an open file (see
-    ``source.Source``). ``fmt`` is one of ``FORMATS`` or ``"auto"`` to sniff it.
-    ``cluster`` is the one the workload must fit; ``max_rows`` caps how many jobs a
-    file may hold, so an accidental huge upload fails fast. ``trace_serial_fraction``
-    is the Amdahl serial fraction given to SWF and Philly jobs.
+    ``source.Source``); a missing or unreadable path raises the ``OSError`` itself
+    (``FileNotFoundError`` with ``.filename``). ``fmt`` is one of ``FORMATS`` or
+    ``"auto"`` to sniff it. ``cluster`` is the one the workload must fit.
+
+    ``max_rows`` caps how many jobs a file may hold (``None``: no cap but memory), so
+    an app can refuse a huge upload before validating it. The refusal reads "the file
+    has 200,000 job rows, more than the limit of 100,000", followed by
+    ``row_limit_hint`` in parentheses when given: how the caller's user raises the
+    limit (e.g. ``"use --max-rows N"``), which only the caller knows.
+    ``trace_serial_fraction`` is the Amdahl serial fraction given to SWF and Philly jobs.
     """
     if fmt != "auto" and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use 'auto' or one of {', '.join(FORMATS)}")
+    limit = RowLimit(max_rows, row_limit_hint)
     text, source_name = read_source(source)
     name = source_name if name is None else name
     fmt = sniff(text) if fmt == "auto" else fmt
     if fmt == "swf":
-        return parse_swf(text, cluster, max_rows, name, trace_serial_fraction)
+        return parse_swf(text, cluster, limit, name, trace_serial_fraction)
     if fmt == "philly":
-        return parse_philly(text, cluster, max_rows, name, trace_serial_fraction)
+        return parse_philly(text, cluster, limit, name, trace_serial_fraction)
     if fmt == "pollux":
-        return parse_pollux(text, cluster, max_rows, name)
-    return parse_native(text, cluster, max_rows, name)
+        return parse_pollux(text, cluster, limit, name)
+    return parse_native(text, cluster, limit, name)

@@ -18,11 +18,11 @@ def speedup_models(frame: pd.DataFrame) -> tuple[list[SpeedupModel], np.ndarray]
     Sharing one object between identical jobs shares its caches, and keeps building
     100,000 jobs to a handful of ``get_model`` calls.
     """
-    keys = ["model", *PARAMETERS]
-    factors = np.stack(
-        [pd.factorize(frame[name], use_na_sentinel=False)[0] for name in keys], axis=1
-    )
-    _, first, codes = np.unique(factors, axis=0, return_index=True, return_inverse=True)
+    key = np.zeros(len(frame), dtype=np.int64)
+    for name in ["model", *PARAMETERS]:  # one integer per row, ordered as the tuples are
+        factor, distinct = pd.factorize(frame[name], use_na_sentinel=False)
+        key = key * len(distinct) + factor
+    _, first, codes = np.unique(key, return_index=True, return_inverse=True)
     models = [
         get_model(
             frame["model"].iat[row],

@@ -11,7 +11,7 @@ import pandas as pd
 
 from engine.cluster import Cluster
 from engine.workload.schema import COLUMN_NAMES, COLUMNS
-from engine.workload.table import header_problems, read_table
+from engine.workload.table import RowLimit, header_problems, read_table
 from engine.workload.validate import build_workload
 from engine.workload.workload import Workload
 
@@ -24,9 +24,12 @@ _TEMPLATE_ROWS: tuple[tuple[object, ...], ...] = (
 )
 
 
-def parse_native(text: str, cluster: Cluster, max_rows: int, name: str) -> Workload:
+_NUMERIC = tuple(c.name for c in COLUMNS if c.dtype is not str)
+
+
+def parse_native(text: str, cluster: Cluster, limit: RowLimit, name: str) -> Workload:
     """A native CSV's text as a Workload; unknown, unrelated columns are kept and ignored."""
-    table = read_table(text, max_rows)
+    table = read_table(text, limit, _NUMERIC)
     problems, ignored = header_problems(
         table.header, COLUMN_NAMES, [c.name for c in COLUMNS if c.required]
     )
@@ -35,6 +38,7 @@ def parse_native(text: str, cluster: Cluster, max_rows: int, name: str) -> Workl
         table.rows,
         cluster,
         name,
+        numbers=table.numbers,
         extra={column: table.columns[column] for column in ignored},
         problems=[*table.problems, *problems],
     )

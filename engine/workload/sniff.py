@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 from engine.workload.importers import PHILLY_COLUMNS, POLLUX_COLUMNS, SWF_FIELDS
 
 FORMATS: tuple[str, ...] = ("csv", "swf", "philly", "pollux")
@@ -16,7 +14,9 @@ def sniff(text: str) -> str:
     Philly and Pollux traces are recognised by their headers. Falling back to CSV means
     a stray file is judged by the native format's (detailed) validation.
     """
-    first = next((line.strip() for line in io.StringIO(text) if line.strip()), "")
+    start = text.lstrip()  # the same string when nothing leads: no copy of a big file
+    end = start.find("\n")
+    first = (start if end < 0 else start[:end]).strip()
     if first.startswith(";") or _is_swf_record(first.split()):
         return "swf"
     header = tuple(name.strip().lower() for name in first.split(","))

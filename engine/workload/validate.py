@@ -2,7 +2,7 @@
 
 Every way in (the native CSV, the trace importers, the generator) ends here, so a
 Workload is consistent whatever its origin. The checks are vectorised; only the cells
-that fail cost Python time, which keeps 100,000-row files fast.
+that fail cost Python time, which keeps 200,000-row files fast.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from engine.cluster import Cluster
+from engine.workload.bulk import stripped, to_numbers
 from engine.workload.errors import Problem, WorkloadError
 from engine.workload.schema import COLUMNS, Column, Derived
 from engine.workload.workload import Workload
@@ -20,23 +21,34 @@ from engine.workload.workload import Workload
 _GPU_COLUMNS = ("requested_gpus", "min_gpus", "max_gpus")
 _EXACT = 2.0**53
 
+Cells = Sequence[str] | np.ndarray
+"""A column as the file's text cells, or (from the generator and importers) as numbers."""
+
 
 def build_workload(
-    columns: Mapping[str, Sequence | pd.Series],
+    columns: Mapping[str, Cells],
     rows: np.ndarray,
     cluster: Cluster,
     name: str,
     *,
+    numbers: Mapping[str, np.ndarray] | None = None,
+    labels: Mapping[str, str] | None = None,
     extra: Mapping[str, Sequence[str]] | None = None,
     problems: Sequence[Problem] = (),
     notes: tuple[str, ...] = (),
+    clipped_jobs: int = 0,
 ) -> Workload:
-    """Validate ``columns`` (native names; raw text or numbers) and build the Workload.
+    """Validate ``columns`` (native names; text cells or numbers) and build the Workload.
 
-    ``rows`` gives each record's file line, for messages. ``problems`` found earlier
-    (while reading the file) are raised together with the ones found here, in one
-    WorkloadError, so nothing is ever half-loaded.
+    ``rows`` gives each record's file line, for messages. ``numbers`` holds text
+    columns already parsed (``table.Table.numbers``, possibly clipped by an importer);
+    the text is then only read for empty cells and messages. ``labels`` maps a native
+    column to the column of the user's file it came from, so messages name the latter.
+    ``problems`` found earlier (while reading the file) are raised together with the
+    ones found here, in one WorkloadError, so nothing is ever half-loaded.
     """
+    numbers = numbers or {}
+    labels = labels or {}
     found = list(problems)
     n = len(rows)
     values: dict[str, np.ndarray] = {}
@@ -48,15 +60,19 @@ def build_workload(
             values[column.name] = _default(column, rows, cluster)
             bad[column.name] = given[column.name] = np.zeros(n, dtype=bool)
             continue
-        cells, blank = _cells(raw, as_text=column.dtype is str)
+        if column.dtype is str:
+            cells = stripped(raw)
+            blank = cells == ""
+            values[column.name], bad[column.name] = _text(column, cells, blank, rows, cluster)
+        else:
+            cells, parsed, blank = _numeric_cells(raw, numbers.get(column.name))
+            values[column.name], bad[column.name] = _number(column, parsed, blank, rows, cluster)
         given[column.name] = ~blank
-        convert = _text if column.dtype is str else _number
-        values[column.name], bad[column.name] = convert(column, cells, blank, rows, cluster)
-        found += _cell_problems(column, cells, blank, bad[column.name], rows)
+        found += _cell_problems(column, labels, cells, blank, bad[column.name], rows)
 
-    found += _parameter_problems(values, given, bad, rows)
-    found += _duplicate_ids(values["job_id"], rows)
-    found += _gpu_problems(values, bad, rows, cluster)
+    found += _parameter_problems(values, given, bad, rows, labels)
+    found += _duplicate_ids(values["job_id"], rows, labels)
+    found += _gpu_problems(values, bad, given, rows, cluster, labels)
     if n == 0 and not found:
         found.append(Problem(None, None, "the workload has no jobs", "at least one job"))
     if found:
@@ -65,13 +81,24 @@ def build_workload(
     frame = pd.DataFrame({c.name: pd.Series(values[c.name], dtype=c.dtype) for c in COLUMNS})
     for column_name, cells in (extra or {}).items():
         frame[column_name] = pd.Series(cells, dtype=str)
-    order = np.argsort(frame["submit_time"].to_numpy(), kind="stable")
-    frame = frame.iloc[order].reset_index(drop=True)
-    return Workload(frame=frame, name=name, ignored_columns=tuple(extra or ()), notes=notes)
+    submit = frame["submit_time"].to_numpy()
+    if (np.diff(submit) < 0).any():  # sorting a sorted frame would change nothing
+        order = np.argsort(submit, kind="stable")
+        frame = frame.iloc[order].reset_index(drop=True)
+    ignored = tuple(extra or ())
+    if ignored:
+        listed = ", ".join(repr(column_name) for column_name in ignored)
+        notes = (*notes, f"ignored columns that are not workload columns: {listed}")
+    return Workload(
+        frame=frame, name=name, ignored_columns=ignored, notes=notes, clipped_jobs=clipped_jobs
+    )
 
 
 def cluster_problems(
-    frame: pd.DataFrame, cluster: Cluster, rows: np.ndarray | None = None
+    frame: pd.DataFrame | Mapping[str, np.ndarray],
+    cluster: Cluster,
+    rows: np.ndarray | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """Jobs that cannot run on ``cluster`` at all: a minimum or a request too big for it.
 
@@ -79,33 +106,36 @@ def cluster_problems(
     a smaller cluster) they name the job instead.
     """
     total = cluster.total_gpus
+    labels = labels or {}
     found = []
     for name in ("min_gpus", "requested_gpus"):
-        gpus = frame[name].to_numpy()
+        gpus = np.asarray(frame[name])
         for i in np.flatnonzero(gpus > total):
+            who = "got" if rows is not None else f"job {frame['job_id'].iat[i]!r} has"
             found.append(
                 Problem(
                     row=None if rows is None else int(rows[i]),
-                    column=name,
-                    message=(
-                        f"got {gpus[i]}"
-                        if rows is not None
-                        else f"job {frame['job_id'].iat[i]!r} has {gpus[i]}"
-                    ),
-                    expected=f"at most the {total} GPUs of the "
+                    column=labels.get(name, name),
+                    message=f"{who} {gpus[i]}, more than the {total} GPUs of the "
                     f"{cluster.nodes}x{cluster.gpus_per_node} cluster",
                 )
             )
     return found
 
 
-def _cells(raw: Sequence | pd.Series, as_text: bool) -> tuple[pd.Series, np.ndarray]:
-    """The cells as a Series (text stripped) and which of them are empty."""
-    series = pd.Series(raw).reset_index(drop=True)
-    if pd.api.types.is_numeric_dtype(series) and not as_text:
-        return series, series.isna().to_numpy()
-    text = series.astype(str).str.strip()
-    return text, (text.isna() | (text == "")).to_numpy()
+def _numeric_cells(raw: Cells, parsed: np.ndarray | None) -> tuple[Cells, np.ndarray, np.ndarray]:
+    """The cells to show in messages, their values (NaN: empty or unreadable), and blanks.
+
+    Only cells that parsed to NaN can be empty, so only those are looked at as text.
+    """
+    if isinstance(raw, np.ndarray) and raw.dtype.kind in "iuf":
+        values = raw.astype(float)
+        return raw, values, np.isnan(values)
+    values = to_numbers(stripped(raw)) if parsed is None else parsed
+    blank = np.isnan(values)
+    unparsed = np.flatnonzero(blank)
+    blank[unparsed] = stripped([raw[i] for i in unparsed.tolist()]) == ""
+    return raw, values, blank
 
 
 def _default(column: Column, rows: np.ndarray, cluster: Cluster) -> np.ndarray:
@@ -118,9 +148,8 @@ def _default(column: Column, rows: np.ndarray, cluster: Cluster) -> np.ndarray:
 
 
 def _number(
-    column: Column, cells: pd.Series, blank: np.ndarray, rows: np.ndarray, cluster: Cluster
+    column: Column, numbers: np.ndarray, blank: np.ndarray, rows: np.ndarray, cluster: Cluster
 ) -> tuple[np.ndarray, np.ndarray]:
-    numbers = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     ok = column.interval.contains(numbers)
     if column.dtype is int:  # whole, and small enough to be exact (and not overflow)
         ok &= (numbers == np.round(numbers)) & (np.abs(numbers) < _EXACT)
@@ -133,32 +162,37 @@ def _number(
 
 
 def _text(
-    column: Column, cells: pd.Series, blank: np.ndarray, rows: np.ndarray, cluster: Cluster
+    column: Column, cells: np.ndarray, blank: np.ndarray, rows: np.ndarray, cluster: Cluster
 ) -> tuple[np.ndarray, np.ndarray]:
-    if column.choices:
-        cells = cells.str.lower()
-    text = cells.to_numpy(dtype=object, na_value="")
-    if blank.any():
-        text = np.where(blank, _default(column, rows, cluster), text)
-    bad = ~np.isin(text, column.choices) if column.choices else np.zeros(len(text), bool)
-    return text, bad
+    """Labels as given; a column of choices is judged on its few distinct values."""
+    text = np.where(blank, _default(column, rows, cluster), cells) if blank.any() else cells
+    if not column.choices:
+        return text, np.zeros(len(text), dtype=bool)
+    codes, distinct = pd.factorize(text)
+    lowered = np.array([value.lower() for value in distinct], dtype=object)
+    return lowered[codes], ~np.isin(lowered, column.choices)[codes]
 
 
 def _show(cell: object) -> str:
     if isinstance(cell, str):
-        return repr(cell)
+        return repr(cell.strip())
     number = float(cell)
     return str(int(number)) if number.is_integer() else repr(number)
 
 
 def _cell_problems(
-    column: Column, cells: pd.Series, blank: np.ndarray, bad: np.ndarray, rows: np.ndarray
+    column: Column,
+    labels: Mapping[str, str],
+    cells: Cells,
+    blank: np.ndarray,
+    bad: np.ndarray,
+    rows: np.ndarray,
 ) -> list[Problem]:
     return [
         Problem(
             row=int(rows[i]),
-            column=column.name,
-            message="got an empty cell" if blank[i] else f"got {_show(cells.iat[i])}",
+            column=labels.get(column.name, column.name),
+            message="got an empty cell" if blank[i] else f"got {_show(cells[i])}",
             expected=column.expected,
         )
         for i in np.flatnonzero(bad)
@@ -170,6 +204,7 @@ def _parameter_problems(
     given: dict[str, np.ndarray],
     bad: dict[str, np.ndarray],
     rows: np.ndarray,
+    labels: Mapping[str, str],
 ) -> list[Problem]:
     """A parameter given for another model is flagged: the user meant it to matter."""
     found = []
@@ -182,7 +217,7 @@ def _parameter_problems(
         found += [
             Problem(
                 row=int(rows[i]),
-                column=column.name,
+                column=labels.get(column.name, column.name),
                 message=f"got {_show(values[column.name][i])} for model {model[i]!r}",
                 expected=f"an empty cell ({column.name} only applies to model "
                 f"{column.applies_to!r})",
@@ -192,16 +227,18 @@ def _parameter_problems(
     return found
 
 
-def _duplicate_ids(job_ids: np.ndarray, rows: np.ndarray) -> list[Problem]:
-    ids = pd.Series(job_ids)
-    repeats = np.flatnonzero(ids.duplicated().to_numpy())
-    if len(repeats) == 0:
+def _duplicate_ids(
+    job_ids: np.ndarray, rows: np.ndarray, labels: Mapping[str, str]
+) -> list[Problem]:
+    if len(set(job_ids.tolist())) == len(job_ids):
         return []
+    ids = pd.Series(job_ids, dtype=object)
+    repeats = np.flatnonzero(ids.duplicated().to_numpy())
     first_row = dict(zip(ids[::-1], rows[::-1], strict=True))
     return [
         Problem(
             row=int(rows[i]),
-            column="job_id",
+            column=labels.get("job_id", "job_id"),
             message=f"got {job_ids[i]!r}, already used on row {first_row[job_ids[i]]}",
             expected="a job id no other row uses",
         )
@@ -212,31 +249,44 @@ def _duplicate_ids(job_ids: np.ndarray, rows: np.ndarray) -> list[Problem]:
 def _gpu_problems(
     values: dict[str, np.ndarray],
     bad: dict[str, np.ndarray],
+    given: dict[str, np.ndarray],
     rows: np.ndarray,
     cluster: Cluster,
+    labels: Mapping[str, str],
 ) -> list[Problem]:
-    """Checks between the GPU columns, on the rows whose GPU cells are each valid."""
+    """Checks between the GPU columns, on the rows whose GPU cells are each valid.
+
+    A ``max_gpus`` the file leaves out is the cluster's size, so a bigger minimum or
+    request is reported against the cluster, never against a column the user never set.
+    A minimum too big for the cluster is that row's problem: its request is then only
+    judged against the cluster.
+    """
     checked = ~np.logical_or.reduce([bad[name] for name in _GPU_COLUMNS])
     low, high, want = (values[name] for name in ("min_gpus", "max_gpus", "requested_gpus"))
+    capped = given["max_gpus"]
     found = [
         Problem(
             row=int(rows[i]),
-            column="min_gpus",
+            column=labels.get("min_gpus", "min_gpus"),
             message=f"min_gpus {low[i]} is more than max_gpus {high[i]}",
             expected="min_gpus <= max_gpus",
         )
-        for i in np.flatnonzero(checked & (low > high))
+        for i in np.flatnonzero(checked & capped & (low > high))
     ]
-    checked &= low <= high
+    checked &= ~capped | (low <= high)
+    fits = low <= cluster.total_gpus
+    outside = checked & fits & ((want < low) | (capped & (want > high)))
     found += [
         Problem(
             row=int(rows[i]),
-            column="requested_gpus",
+            column=labels.get("requested_gpus", "requested_gpus"),
             message=f"got {want[i]}",
-            expected=f"between min_gpus {low[i]} and max_gpus {high[i]}",
+            expected=f"between min_gpus {low[i]} and max_gpus {high[i]}"
+            if capped[i]
+            else f"at least min_gpus {low[i]}",
         )
-        for i in np.flatnonzero(checked & ((want < low) | (want > high)))
+        for i in np.flatnonzero(outside)
     ]
-    checked &= (low <= want) & (want <= high)
-    fits = pd.DataFrame({name: values[name][checked] for name in _GPU_COLUMNS})
-    return found + cluster_problems(fits, cluster, rows[checked])
+    checked &= ~outside
+    fitting = {name: values[name][checked] for name in ("min_gpus", "requested_gpus")}
+    return found + cluster_problems(fitting, cluster, rows[checked], labels)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apptest_helpers import open_app, texts
+from apptest_helpers import open_app, texts, weights_from
 
 
 def test_home_explains_moldable_scheduling() -> None:
@@ -30,3 +30,14 @@ def test_sidebar_cluster_changes_the_run() -> None:
     assert "8x4 (32 GPUs)" in texts(at)
     assert at.get("plotly_chart")[0].proto.spec != before
     assert at.query_params["nodes"] == "8"
+
+
+def test_missing_weights_name_the_file_and_the_baselines_still_run(tmp_path, monkeypatch) -> None:
+    with weights_from(tmp_path, monkeypatch):
+        at = open_app()
+        at.button(key="home_run").click().run()
+        assert not at.exception
+        warnings = "\n".join(w.value for w in at.warning)
+        assert "`drl` was left out" in warnings
+        assert "drl_policy.json: model card missing" in warnings
+        assert len(at.get("plotly_chart")) == 1

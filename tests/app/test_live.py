@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apptest_helpers import open_app
+from apptest_helpers import open_app, weights_from
 
 
 def card(at, label: str) -> str:
@@ -63,3 +63,10 @@ def test_drl_decisions_show_action_probabilities() -> None:
     assert not at.exception
     why = at.dataframe[0].value["why"].iloc[0]
     assert "%" in why and "wait" in why
+
+
+def test_drl_without_its_weights_is_one_message_naming_the_file(tmp_path, monkeypatch) -> None:
+    with weights_from(tmp_path, monkeypatch):
+        at = open_app("live", policy="drl")
+        assert not at.exception
+        assert any("drl_policy.json: model card missing" in e.value for e in at.error)

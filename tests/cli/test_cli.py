@@ -50,7 +50,7 @@ def test_speedup_table(capsys):
     ("argv", "message"),
     [
         (["simulate", "--policy", "nope"], "unknown policy 'nope'"),
-        (["simulate", "--workload", "/no/such/file.csv"], "No such file"),
+        (["simulate", "--workload", "/no/such/file.csv"], "/no/such/file.csv: no such file"),
         (["speedup", "--models", "bert,foo"], "unknown speedup model 'foo'"),
     ],
 )
@@ -100,3 +100,93 @@ def test_headroom_reports_a_search_that_never_ends_worse(capsys):
     for row in report["workloads"]:
         assert row["searched_avg_jct"] <= row["drl-expert_avg_jct"]
         assert row["searched_vs_reference"] >= row["drl-expert_vs_reference"]
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt card", "tampered weights"])
+def test_a_bad_pretrained_folder_is_one_message_and_exit_2(tmp_path, monkeypatch, capsys, damage):
+    import shutil
+
+    from engine.drl.pretrained import shipped_policy
+    from engine.paths import PRETRAINED_ENV, pretrained_dir
+
+    folder = tmp_path / "weights"
+    if damage != "missing":
+        shutil.copytree(pretrained_dir(), folder)
+    if damage == "corrupt card":
+        (folder / "drl_policy.json").write_text("{")
+    if damage == "tampered weights":
+        (folder / "drl_policy.npz").write_bytes(b"not the weights")
+    monkeypatch.setenv(PRETRAINED_ENV, str(folder))
+    shipped_policy.cache_clear()
+    try:
+        assert main(["simulate", "--jobs", "5", "--policy", "drl"]) == 2
+    finally:
+        shipped_policy.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    expected = {"missing": "drl_policy.json: model card missing",
+                "corrupt card": "drl_policy.json: not valid JSON",
+                "tampered weights": "drl_policy.npz: sha256"}[damage]
+    assert expected in err
+
+
+def test_a_missing_workload_file_is_named_plainly(tmp_path, capsys):
+    assert main(["simulate", "--workload", str(tmp_path / "nope.csv")]) == 2
+    assert capsys.readouterr().err == f"error: {tmp_path / 'nope.csv'}: no such file\n"
+
+
+def test_only_the_chosen_command_is_imported():
+    code = ("import sys; from engine.cli import main; main(['speedup', '--max-gpus', '2']); "
+            "print(sorted(m for m in sys.modules if m.startswith(('torch', 'engine.cli.'))), "
+            "file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip() == "['engine.cli.common', 'engine.cli.speedup']"
+
+
+def test_every_summary_metric_is_defined_for_users(capsys):
+    from engine.simulator.results import METRIC_DEFINITIONS
+
+    assert main(["simulate", "--jobs", "5", "--json"]) == 0
+    printed = set(json.loads(capsys.readouterr().out)) - {"policy", "cluster"}
+    assert printed == set(METRIC_DEFINITIONS)
+
+
+@pytest.mark.parametrize("command", sorted(__import__("engine.cli").cli.COMMANDS))
+def test_every_command_loads_and_has_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: python -m engine {command}")
+
+
+def test_max_rows_refuses_a_bigger_file_and_says_how_to_raise_it(tmp_path, capsys):
+    target = tmp_path / "w.csv"
+    assert main(["workload", "--jobs", "30", "-o", str(target)]) == 0
+    assert main(["simulate", "--workload", str(target), "--max-rows", "20"]) == 2
+    err = capsys.readouterr().err
+    assert "30 job rows, more than the limit of 20" in err and "--max-rows N" in err
+    assert main(["simulate", "--workload", str(target), "--json"]) == 0  # no limit by default
+
+
+def test_too_many_generated_jobs_is_refused_before_any_work(capsys):
+    assert main(["simulate", "--jobs", "10000000"]) == 2
+    assert "1,000,000" in capsys.readouterr().err
+
+
+def test_ignored_columns_and_clipping_are_reported_on_stderr(tmp_path, capsys):
+    target = tmp_path / "extra.csv"
+    target.write_text("submit_time,runtime_1gpu,owner\n0,60,ana\n5,90,bo\n")
+    assert main(["simulate", "--workload", str(target), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["jobs"] == 2
+    assert "note:" in out.err and "owner" in out.err
+
+
+def test_a_philly_row_with_no_gpus_is_a_row_error(tmp_path, capsys):
+    trace = tmp_path / "ph0.csv"
+    trace.write_text("timestamp,duration,num_gpus\n2017-10-09 07:01:55,66,1\n"
+                     "2017-10-09 07:03:55,50,0\n")
+    for command in ("simulate", "compare", "workload"):
+        assert main([command, "--workload", str(trace)]) == 2
+        err = capsys.readouterr().err
+        assert "row 3, column 'num_gpus'" in err and "Traceback" not in err

@@ -133,3 +133,17 @@ def test_inference_never_imports_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_card_stays_strict_json_when_a_figure_is_nan(shipped):
+    from engine.drl.pretrained import update_card
+
+    update_card({"evaluation": {"ci95": float("nan")}}, shipped)
+    card = json.loads((shipped / CARD_FILE).read_text(), parse_constant=pytest.fail)
+    assert card["evaluation"]["ci95"] is None
+
+
+def test_the_shipped_card_is_strict_json():
+    from engine.paths import pretrained_dir
+
+    json.loads((pretrained_dir() / CARD_FILE).read_text(), parse_constant=pytest.fail)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from engine.cluster import Cluster, packed_nodes
 from engine.speedup import MEASURED_MODELS, Amdahl
-from engine.workload import GeneratorConfig, generate, offered_load
+from engine.workload import MAX_GENERATED_JOBS, GeneratorConfig, generate, offered_load
 from engine.workload.generator import PHILLY_SIZES, REQUEST_RULES, SIZE_DISTRIBUTIONS
 
 CLUSTER = Cluster(16, 4)
@@ -152,3 +152,12 @@ def test_config_is_checked(change: dict, words: str) -> None:
 def test_config_reports_every_mistake_at_once() -> None:
     with pytest.raises(ValueError, match=r"jobs must.*; load must"):
         GeneratorConfig(jobs=0, load=-1.0)
+
+
+def test_job_count_is_capped() -> None:
+    GeneratorConfig(jobs=MAX_GENERATED_JOBS)
+    with pytest.raises(
+        ValueError,
+        match=r"jobs must be at most 1,000,000 \(the generator's limit\), got 10,000,000",
+    ):
+        GeneratorConfig(jobs=10_000_000)

@@ -10,7 +10,7 @@ import pytest
 from engine.cluster import Cluster
 from engine.speedup import MEASURED_MODELS, Amdahl
 from engine.speedup.measured import pollux_runtime_1gpu
-from engine.workload import TRACE_SERIAL_FRACTION, WorkloadError, load_workload
+from engine.workload import TRACE_SERIAL_FRACTION, WorkloadError, load_workload, to_jobs
 
 SWF = """; Version: 2
 ; MaxNodes: 256
@@ -43,13 +43,19 @@ def test_swf_sample() -> None:
     assert frame["submit_time"].tolist() == [5094, 5170, 5300, 5400]
     # field 8 stands in when field 5 is unknown;
     # Replaying each job at the size it ran at gives back the recorded run time.
+    # Job 5 ran on 128 processors: clipped to 64, with the work that takes 100 s there.
     assert frame["runtime_1gpu"].tolist() == pytest.approx(
-        [_work(12072, 16), _work(2, 1), _work(100, 8), _work(100, 128)]
+        [_work(12072, 16), _work(2, 1), _work(100, 8), _work(100, 64)]
     )
     assert frame["requested_gpus"].tolist() == [16, 1, 8, 64]  # 128 clipped to the cluster
     assert set(frame["model"]) == {"amdahl"}
     assert (frame["serial_fraction"] == TRACE_SERIAL_FRACTION).all()
-    assert workload.notes == ("skipped 2 of 6 jobs with unknown or zero run time or processors",)
+    assert workload.clipped_jobs == 1
+    assert workload.notes == (
+        "skipped 2 of 6 jobs with unknown or zero run time or processors",
+        "clipped 1 of 4 jobs to the cluster's 64 GPUs (they ran on up to 128); "
+        "each keeps its recorded run time on 64",
+    )
 
 
 def test_swf_serial_fraction_is_a_parameter() -> None:
@@ -71,9 +77,12 @@ def _work(run_time: float, gpus: int) -> float:
     return run_time * Amdahl(serial_fraction=0.05).speedup(gpus, -(-gpus // 4))
 
 
-def test_swf_row_limit() -> None:
-    with pytest.raises(WorkloadError, match="more than 3 job rows"):
-        load_workload(SWF, max_rows=3)
+def test_swf_row_limit_counts_every_job_line() -> None:
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(SWF, max_rows=3, row_limit_hint="use --max-rows N")
+    assert str(caught.value) == (
+        "the file has 6 job rows, more than the limit of 3 (use --max-rows N)"
+    )
     assert len(load_workload(SWF, max_rows=6)) == 4
 
 
@@ -90,11 +99,14 @@ def test_philly_sample() -> None:
     workload = load_workload(PHILLY)
     frame = workload.frame
     assert frame["submit_time"].tolist() == [0.0, 1017.0, 2932.0]  # from 06:13:03
-    assert frame["runtime_1gpu"].tolist() == pytest.approx(
-        [_work(2951, 4), _work(10, 128), 66.0]
-    )
+    assert frame["runtime_1gpu"].tolist() == pytest.approx([_work(2951, 4), _work(10, 64), 66.0])
     assert frame["requested_gpus"].tolist() == [4, 64, 1]
-    assert workload.notes == ("skipped 1 of 4 jobs with duration <= 0",)
+    assert workload.clipped_jobs == 1
+    assert workload.notes == (
+        "skipped 1 of 4 jobs with duration <= 0",
+        "clipped 1 of 3 jobs to the cluster's 64 GPUs (they ran on up to 128); "
+        "each keeps its recorded run time on 64",
+    )
 
 
 def test_philly_bad_cells_and_missing_column() -> None:
@@ -142,7 +154,7 @@ def test_pollux_bad_rows_are_all_reported() -> None:
         f"row 5, column 'application': got 'gpt', expected one of the measured models {known}"
         in (messages)
     )
-    assert "row 6, column 'submit_time': got 'x'" in messages
+    assert "row 6, column 'time': got 'x'" in messages  # the file's column, not submit_time
     assert "row 7, column 'batch_size': got '12.5', expected a whole number" in messages
     assert "row 8, column 'batch_size': no run time for bert at batch size 100000" in messages
     assert len(caught.value.problems) == 4
@@ -154,3 +166,86 @@ def test_pollux_real_workloads(shared_data: Path) -> None:
         assert len(workload) == 160, path.name
         assert set(workload.frame["model"]) <= set(MEASURED_MODELS)
         assert np.isfinite(workload.frame["runtime_1gpu"]).all()
+
+
+@pytest.mark.parametrize("cell", ["0", "-2", "1.5", "many"])
+def test_philly_gpu_count_must_be_whole_and_positive(cell: str) -> None:
+    text = f"timestamp,duration,num_gpus\n2017-10-09 07:01:55,66,1\n2017-10-09 07:03:55,50,{cell}\n"
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(text)
+    (problem,) = caught.value.problems
+    assert (problem.row, problem.column) == (3, "num_gpus")
+    assert str(problem) == f"row 3, column 'num_gpus': got '{cell}', expected a whole number >= 1"
+
+
+def test_swf_unknown_or_zero_processors_are_skipped_and_fractions_refused() -> None:
+    lines = [
+        "1 0 -1 100  0 -1 -1  0 -1 -1 1 -1 -1 -1 0 -1 -1 -1",  # zero processors
+        "2 5 -1 100 -1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1",  # unknown
+        "3 9 -1 100  0 -1 -1  4 -1 -1 1 -1 -1 -1 0 -1 -1 -1",  # zero allocated: the request
+    ]
+    workload = load_workload("\n".join(lines) + "\n", fmt="swf")
+    assert workload.frame["requested_gpus"].tolist() == [4]
+    assert workload.notes == ("skipped 2 of 3 jobs with unknown or zero run time or processors",)
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(lines[0].replace(" 0 -1 -1  0", " 2.5 -1 -1 0") + "\n", fmt="swf")
+    assert str(caught.value) == (
+        "row 1, column 'field 5 (allocated processors)': got '2.5', expected a whole number"
+    )
+
+
+def test_a_clipped_trace_job_runs_for_its_recorded_time_on_the_cluster() -> None:
+    cluster = Cluster(16, 4)
+    swf = "1 0 -1 50 1000 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
+    philly = "timestamp,duration,num_gpus\n2017-10-09 07:01:55,50,1000\n"
+    for text in (swf, philly):
+        workload = load_workload(text, cluster=cluster)
+        (job,) = to_jobs(workload, cluster)
+        assert job.requested_gpus == 64
+        assert job.runtime(64, 16) == pytest.approx(50.0)  # not 50 x speedup(64)/speedup(1000)
+        assert workload.clipped_jobs == 1
+        assert workload.notes == (
+            "clipped 1 of 1 jobs to the cluster's 64 GPUs (they ran on up to 1,000); "
+            "each keeps its recorded run time on 64",
+        )
+
+
+def test_trace_problems_name_the_traces_own_columns() -> None:
+    swf = SWF + "1 -5 -1 100 1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(swf)
+    assert {str(p) for p in caught.value.problems} == {
+        "row 9, column 'field 2 (submit time)': got -5, expected a number of seconds >= 0",
+        "row 9, column 'field 1 (job number)': got '1', already used on row 3, "
+        "expected a job id no other row uses",
+    }
+    pollux = POLLUX + "ncf-1,160,ncf,0,32768\nbert-9,170,bert,x,384\n"
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(pollux)
+    assert [str(p) for p in caught.value.problems] == [
+        "row 5, column 'num_replicas': got '0', expected a whole number of GPUs >= 1",
+        "row 5, column 'name': got 'ncf-1', already used on row 3, "
+        "expected a job id no other row uses",
+        "row 6, column 'num_replicas': got 'x', expected a whole number of GPUs >= 1",
+    ]
+
+
+def test_pollux_requests_above_the_cluster_are_clipped_like_every_trace() -> None:
+    text = POLLUX + "imagenet-3,400,imagenet,128,12800\n"
+    workload = load_workload(text, cluster=Cluster(16, 4))
+    frame = workload.frame
+    assert frame["requested_gpus"].tolist() == [6, 1, 2, 64]
+    assert frame["runtime_1gpu"].iloc[-1] == pollux_runtime_1gpu("imagenet", 12800)
+    assert workload.clipped_jobs == 1
+    assert workload.notes == (
+        "clipped 1 of 4 jobs to the cluster's 64 GPUs (they asked for up to 128)",
+    )
+    assert load_workload(text, cluster=Cluster(32, 4)).frame["requested_gpus"].iloc[-1] == 128
+
+
+def test_pollux_workloads_are_never_clipped_on_the_testbed(shared_data: Path) -> None:
+    """The headline table's 8 traces on 16x4 GPUs: clipping must not touch them."""
+    for path in sorted((shared_data / "pollux" / "workloads").glob("workload-*.csv")):
+        workload = load_workload(path, cluster=Cluster(16, 4))
+        assert workload.frame["requested_gpus"].max() <= 64, path.name
+        assert (workload.clipped_jobs, workload.notes) == (0, ()), path.name

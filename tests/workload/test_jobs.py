@@ -37,7 +37,7 @@ def test_jobs_too_big_for_a_smaller_cluster_are_named() -> None:
     with pytest.raises(WorkloadError) as caught:
         to_jobs(workload, Cluster(1, 2))
     assert "column 'min_gpus': job 'late' has 2" not in str(caught.value)
-    assert "column 'requested_gpus': job 'late' has 4, expected at most the 2 GPUs" in str(
+    assert "column 'requested_gpus': job 'late' has 4, more than the 2 GPUs of the 1x2" in str(
         caught.value
     )
     assert len(to_jobs(workload, Cluster(1, 4))) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pandas as pd
 import pytest
 
 from engine.cluster import Cluster
+from engine.errors import describe
 from engine.speedup import MODEL_NAMES
 from engine.workload import (
     GeneratorConfig,
@@ -164,8 +166,8 @@ def test_requested_outside_min_max() -> None:
 
 def test_min_gpus_and_request_above_the_cluster() -> None:
     err = problems(HEADER + "0,100,bert,128,128,256,a\n", cluster=Cluster(16, 4))
-    assert_reported(err, 2, "min_gpus", "got 128", "at most the 64 GPUs")
-    assert_reported(err, 2, "requested_gpus", "got 128", "at most the 64 GPUs")
+    assert_reported(err, 2, "min_gpus", "got 128, more than the 64 GPUs of the 16x4 cluster")
+    assert_reported(err, 2, "requested_gpus", "got 128, more than the 64 GPUs")
 
 
 def test_max_gpus_above_the_cluster_is_allowed() -> None:
@@ -217,11 +219,17 @@ def test_header_without_names_or_with_repeats() -> None:
     assert_reported(err, 1, "runtime_1gpu", "appears twice", "columns 2 and 4")
 
 
-def test_row_limit() -> None:
-    text = "submit_time,runtime_1gpu\n" + "0,1\n" * 11
+def test_row_limit_names_the_count_and_the_callers_hint() -> None:
+    text = "submit_time,runtime_1gpu\n" + "0,1\n" * 11 + "0\n"  # 12 job rows, one bad
     err = problems(text, max_rows=10)
-    assert_reported(err, None, None, "more than 10 job rows", "max_rows=10")
-    assert len(load_workload(text, max_rows=11)) == 11
+    assert str(err) == "the file has 12 job rows, more than the limit of 10"
+    err = problems(text, max_rows=10, row_limit_hint="the app's limit; use the CLI")
+    assert str(err) == (
+        "the file has 12 job rows, more than the limit of 10 (the app's limit; use the CLI)"
+    )
+    assert len(load_workload("submit_time,runtime_1gpu\n" + "0,1\n" * 12, max_rows=12)) == 12
+    quoted = "submit_time,runtime_1gpu\n" + '"0",1\n' * 11
+    assert str(problems(quoted, max_rows=10)).startswith("the file has 11 job rows")
 
 
 def test_every_problem_is_reported_at_once() -> None:
@@ -304,3 +312,110 @@ def test_byte_order_mark_and_windows_line_ends() -> None:
 def test_unknown_format_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="unknown format 'xls'"):
         load_workload("a\n", fmt="xls")
+
+
+def test_gpu_counts_above_the_cluster_name_the_cluster_not_an_unset_max() -> None:
+    cluster = Cluster(1, 4)
+    err = problems("submit_time,runtime_1gpu,min_gpus\n0,100,8\n", cluster=cluster)
+    assert str(err) == "row 2, column 'min_gpus': got 8, more than the 4 GPUs of the 1x4 cluster"
+    err = problems("submit_time,runtime_1gpu,requested_gpus\n0,100,8\n", cluster=cluster)
+    assert str(err) == (
+        "row 2, column 'requested_gpus': got 8, more than the 4 GPUs of the 1x4 cluster"
+    )
+    err = problems("submit_time,runtime_1gpu,requested_gpus,min_gpus\n0,100,1,2\n")
+    assert str(err) == "row 2, column 'requested_gpus': got 1, expected at least min_gpus 2"
+
+
+@pytest.mark.parametrize(("separator", "called"), [(";", "';'"), ("\t", "tab")])
+def test_a_file_with_another_separator_says_so(separator: str, called: str) -> None:
+    text = f"submit_time{separator}runtime_1gpu\n0{separator}100\n"
+    err = problems(text)
+    header = f"submit_time{separator}runtime_1gpu"
+    assert str(err) == (
+        f"row 1: the header is one column, {header!r}: the file looks {called}-separated, "
+        "expected columns separated by commas (',')"
+    )
+    assert len(err.problems) == 1
+
+
+def test_a_missing_file_raises_file_not_found_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.csv"
+    for source in (missing, str(missing)):
+        with pytest.raises(FileNotFoundError) as caught:
+            load_workload(source)
+        assert caught.value.filename == str(missing)
+        assert describe(caught.value) == f"{missing}: no such file"
+
+
+def test_no_row_limit_by_default_and_a_limit_must_be_positive() -> None:
+    text = "submit_time,runtime_1gpu\n" + "0,1\n" * 100_001
+    assert len(load_workload(text)) == 100_001
+    with pytest.raises(ValueError, match="max_rows must be at least 1, or None"):
+        load_workload(text, max_rows=0)
+
+
+def test_notes_name_the_ignored_columns() -> None:
+    workload = load_workload("submit_time,runtime_1gpu,user,notes\n0,100,ann,first\n")
+    assert workload.notes == ("ignored columns that are not workload columns: 'user', 'notes'",)
+    assert load_workload("submit_time,runtime_1gpu\n0,1\n").notes == ()
+
+
+TRICKY_NUMBERS = [
+    "0.1",
+    "12345.678901234567",
+    "0.30000000000000004",
+    "1e5",
+    "1E+05",
+    "2.5e-3",
+    "+7",
+    " 8",
+    "9 ",
+    "\t10",
+    "007",
+    "-0",
+    "1e400",
+    "123456789012345678",
+    "99999999999999999999",
+    "nan",
+    "NaN",
+    "NA",
+    "inf",
+    "-inf",
+    "Infinity",
+    "0x10",
+    "1_000",
+    ".5",
+    "5.",
+    "1.2.3",
+    "",
+    "True",
+    "\u00a05",
+    "٣",
+]
+
+
+@pytest.mark.parametrize("cell", TRICKY_NUMBERS)
+def test_unquoted_and_quoted_files_parse_numbers_identically(cell: str) -> None:
+    """Files without quotes take a faster reader; it must agree bit for bit (or in the error)."""
+    rows = [("1.5", "100"), (cell, cell), ("3", "300")]
+    plain = "submit_time,runtime_1gpu\n" + "".join(f"{a},{b}\n" for a, b in rows)
+    quoted = "submit_time,runtime_1gpu\n" + "".join(f'"{a}","{b}"\n' for a, b in rows)
+    outcomes = []
+    for text in (plain, quoted):
+        try:
+            frame = load_workload(text).frame
+            outcomes.append(frame[["submit_time", "runtime_1gpu"]].to_numpy().tobytes())
+        except WorkloadError as err:
+            outcomes.append(str(err))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_large_file_loads_fast(tmp_path: Path) -> None:
+    cluster = Cluster(64, 4)
+    path = tmp_path / "big.csv"
+    save_csv(generate(GeneratorConfig(jobs=200_000, load=0.9, seed=0), cluster), path)
+    started = time.perf_counter()
+    workload = load_workload(path, cluster=cluster)
+    print(f"load 200k rows: {time.perf_counter() - started:.3f} s")
+    assert len(workload) == 200_000
+    assert time.perf_counter() - started < 5.0  # 0.6 s on a free core; 1.9 s before the fast path

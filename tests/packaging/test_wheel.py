@@ -1,0 +1,108 @@
+"""The wheel works outside a checkout: weights found and verified, CLI and app start.
+
+The wheel is built from this checkout and installed into a fresh virtual environment
+that borrows the dependencies already installed (``--system-site-packages``), so the
+test needs no network; every command runs from an empty folder, so nothing of the
+checkout is on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The python of a venv with the freshly built wheel installed."""
+    if shutil.which("git") is None:
+        pytest.skip("git is needed to copy the checkout")
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "src"  # a clean copy: build artefacts never land in the checkout
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        if (ROOT / name).is_file() or (ROOT / name).is_symlink():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name, follow_symlinks=False)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    "--no-build-isolation", "-w", str(work / "dist"), str(source)],
+                   check=True, capture_output=True)
+    (wheel,) = (work / "dist").glob("*.whl")
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(work / "venv")
+    python = work / "venv" / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                    "--no-deps", str(wheel)], check=True, capture_output=True)
+    return python
+
+
+def run(python: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MOLDABLE_LAB_")}
+    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True,
+                          env={**clean, **env}, timeout=120)
+
+
+def test_engine_comes_from_the_wheel_with_its_weights(installed, tmp_path):
+    out = run(installed, tmp_path, "-c",
+              "import engine, engine.paths as p; print(engine.__file__); print(p.pretrained_dir())")
+    engine_file, weights = out.stdout.split()
+    venv_root = str(installed.parent.parent)
+    assert engine_file.startswith(venv_root) and weights.startswith(venv_root), out
+    assert (Path(weights) / "drl_policy.npz").is_file()
+
+
+def test_drl_runs_from_another_folder(installed, tmp_path):
+    out = run(installed, tmp_path, "-m", "engine", "simulate", "--jobs", "10",
+              "--policy", "drl", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["completed"] == 10
+
+
+def test_a_tampered_weights_file_is_one_message_and_exit_2(installed, tmp_path):
+    folder = tmp_path / "weights"
+    shipped = run(installed, tmp_path, "-c", "import engine.paths as p; print(p.pretrained_dir())")
+    shutil.copytree(shipped.stdout.strip(), folder)
+    archive = folder / "drl_policy.npz"
+    archive.write_bytes(archive.read_bytes()[:-8] + b"tampered")
+    out = run(installed, tmp_path, "-m", "engine", "simulate", "--jobs", "5", "--policy", "drl",
+              MOLDABLE_LAB_PRETRAINED=str(folder))
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert out.stderr.startswith("error: ") and "drl_policy.npz: sha256" in out.stderr
+
+
+def test_the_app_starts_from_another_folder(installed, tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MOLDABLE_LAB_")}
+    server = subprocess.Popen(
+        [str(installed), "-m", "lab", "--server.port", str(port), "--server.address", "127.0.0.1"],
+        cwd=tmp_path, env=clean, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health") as reply:
+                    assert reply.read() == b"ok"
+                    break
+            except OSError:
+                assert server.poll() is None, server.stdout.read()
+                assert time.monotonic() < deadline, "the app did not start in 60 s"
+                time.sleep(0.5)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
