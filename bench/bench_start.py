@@ -4,9 +4,9 @@ Run ``python bench/bench_start.py``. Bars (issue "research log to product"):
 ``simulate --jobs 10 --policy fifo-request --json`` under 1.0 s wall, ``--policy drl``
 under 1.5 s, ``import engine.simulator`` without torch, scipy or DRL code, and the first
 page of the app rendered in a browser under 2 s after the server is up (a running
-browser, a fresh context: nothing of the site cached; the median of three fresh servers). Each CLI figure
-is the median of several cold processes, run from an empty folder (as an installed
-package would be); the browser figure needs Debian's chromium and playwright.
+browser, a fresh context: nothing of the site cached; the median of three fresh servers).
+Each CLI figure is the median of several cold processes, run from an empty folder (as an
+installed package would be); the browser figure needs Debian's chromium and playwright.
 """
 
 from __future__ import annotations
