@@ -81,15 +81,6 @@ def _levels(min_gpus: int, max_gpus: int, total_gpus: int) -> tuple[tuple[int, i
     return tuple(sizes)
 
 
-def level_gpus(job: Job, total_gpus: int) -> tuple[tuple[int, int], ...]:
-    """(level, GPU count) of each of ``job``'s distinct levels on ``total_gpus``.
-
-    Level sizes are clipped to the job's range; a level clipped onto a lower level's
-    count is left out (so no two actions mean the same start).
-    """
-    return _levels(job.min_gpus, job.max_gpus, total_gpus)
-
-
 def _stats(job: Job, gpus: int, nodes: int) -> tuple[float, float, float, float]:
     """(efficiency, log2(speedup) / 8, log(run time), speedup x efficiency) of a placement."""
     runtime = job.runtime(gpus, nodes)

@@ -92,10 +92,6 @@ class Simulator:
         return not self._events and not self.waiting
 
     @property
-    def next_event_time(self) -> float | None:
-        return self._events.peek_time()
-
-    @property
     def busy_gpus(self) -> int:
         return self._busy
 
