@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import streamlit as st
 
 from engine.env import spec
@@ -51,9 +49,8 @@ ui.chart(speedup_figure(table, metric), key="about_speedup")
 
 st.header("Baselines")
 for name, entry in POLICIES.items():
-    doc = inspect.getdoc(inspect.getmodule(entry.load())) or ""
-    with st.expander(f"`{name}`"):
-        st.markdown(doc)
+    with st.expander(f"{entry.title} (`{name}`)"):
+        st.markdown(entry.about)
 
 st.header("References")
 st.markdown(

@@ -18,10 +18,16 @@ from engine.protocol import Allocation, FreeGpus, Policy, RunningJob, SchedulerV
 
 @dataclass(frozen=True)
 class PolicyEntry:
-    """Where a named policy lives and the arguments it is made with."""
+    """Where a named policy lives, how it is made, and how people are told about it.
+
+    ``title`` is the name a room reads (the code name is for commands); ``about`` is
+    one short paragraph for students: what the rule does and what it may know.
+    """
 
     module: str
     cls: str
+    title: str
+    about: str
     args: tuple[Any, ...] = ()
 
     def load(self) -> type[Policy]:
@@ -33,19 +39,82 @@ class PolicyEntry:
 
 
 POLICIES: dict[str, PolicyEntry] = {
-    "fifo-request": PolicyEntry("fifo_request", "FifoRequest"),
-    "fifo-backfill": PolicyEntry("fifo_backfill", "FifoBackfill"),
-    "mesos-offer": PolicyEntry("mesos_offer", "MesosOffer"),
-    "elastic-fifo": PolicyEntry("elastic_fifo", "ElasticFifo"),
-    "knee": PolicyEntry("knee", "Knee"),
-    "sjf-knee": PolicyEntry("sjf_knee", "SjfKnee"),
-    "optimus": PolicyEntry("optimus", "Optimus"),
-    "afs-l": PolicyEntry("afs_l", "AfsL"),
-    "threshold-free": PolicyEntry("threshold", "Threshold", ("free", 0.5)),
-    "threshold-queue": PolicyEntry("threshold", "Threshold", ("queue", 4)),
-    "threshold-optimal": PolicyEntry("threshold_optimal", "ThresholdOptimal"),
-    "drl": PolicyEntry("drl", "DrlPolicy"),
+    "fifo-request": PolicyEntry(
+        "fifo_request", "FifoRequest", "Slurm FIFO",
+        "What Slurm and Kubernetes do by default: jobs start in arrival order, each on "
+        "exactly the GPUs its user asked for. A big request at the head of the queue "
+        "blocks everyone behind it until it fits.",
+    ),
+    "fifo-backfill": PolicyEntry(
+        "fifo_backfill", "FifoBackfill", "Slurm FIFO + backfill",
+        "Slurm's backfill scheduler: arrival order on the requested GPUs, but a later job "
+        "may jump ahead into idle GPUs if it cannot delay the job at the head. It needs "
+        "run-time estimates (users' time limits).",
+    ),
+    "mesos-offer": PolicyEntry(
+        "mesos_offer", "MesosOffer", "Mesos offers",
+        "Apache Mesos's two-level scheduling: each node's free GPUs are offered to one "
+        "team at a time, fairest share first; a team starts its next job on the requested "
+        "GPUs if the offer is big enough, or declines it.",
+    ),
+    "elastic-fifo": PolicyEntry(
+        "elastic_fifo", "ElasticFifo", "Elastic FIFO",
+        "Arrival order; every starting job first gets its minimum, then spare GPUs are "
+        "dealt out one by one to the starting jobs up to each one's maximum.",
+    ),
+    "knee": PolicyEntry(
+        "knee", "Knee", "FIFO at the knee",
+        "Arrival order; each job gets the GPU count where speedup times efficiency peaks "
+        "(the 'knee' of Eager et al., 1989): past it, extra GPUs mostly go to waste.",
+    ),
+    "sjf-knee": PolicyEntry(
+        "sjf_knee", "SjfKnee", "Shortest job first",
+        "The job with the least work starts first, at its knee. Short jobs stop waiting "
+        "behind long ones, which lowers the average completion time; it needs run-time "
+        "estimates.",
+    ),
+    "optimus": PolicyEntry(
+        "optimus", "Optimus", "Optimus (greedy)",
+        "Optimus (EuroSys'18): GPUs are handed out one at a time to the starting job whose "
+        "remaining time drops the most from one more GPU. It needs run-time estimates.",
+    ),
+    "afs-l": PolicyEntry(
+        "afs_l", "AfsL", "AFS-L",
+        "AFS-L (NSDI'21): GPUs go one at a time to the job that gains most, weighing short "
+        "jobs first against how well each job uses one more GPU. It needs run-time "
+        "estimates.",
+    ),
+    "threshold-free": PolicyEntry(
+        "threshold", "Threshold", "Threshold on free GPUs",
+        "When at least half the cluster is free, a job gets a large allocation; otherwise "
+        "exactly its request. A fixed rule of thumb.",
+        ("free", 0.5),
+    ),
+    "threshold-queue": PolicyEntry(
+        "threshold", "Threshold", "Threshold on the queue",
+        "When at most 4 jobs are waiting, a job gets a large allocation; otherwise exactly "
+        "its request. A fixed rule of thumb.",
+        ("queue", 4),
+    ),
+    "threshold-optimal": PolicyEntry(
+        "threshold_optimal", "ThresholdOptimal", "Tuned threshold (hindsight)",
+        "The threshold rule with its setting picked after the fact: every threshold is "
+        "tried on this very workload and the best one is kept. No real scheduler knows "
+        "the future, so this is the best any threshold rule could do.",
+    ),
+    "drl": PolicyEntry(
+        "drl", "DrlPolicy", "Deep-RL scheduler",
+        "A small neural network trained by reinforcement learning on thousands of "
+        "simulated workloads. At each decision it looks at the waiting jobs and the free "
+        "GPUs and picks which job starts next and on how many GPUs.",
+    ),
 }
+
+
+def display_name(name: str) -> str:
+    """``Title (code-name)`` for a registered policy, else the name itself."""
+    entry = POLICIES.get(name)
+    return f"{entry.title} ({name})" if entry else name
 
 
 def make_policy(name: str) -> Policy:
@@ -65,5 +134,6 @@ __all__ = [
     "PolicyEntry",
     "RunningJob",
     "SchedulerView",
+    "display_name",
     "make_policy",
 ]

@@ -31,6 +31,9 @@ REQUEST_RULES = ("pollux", "power-of-two", "one")
 POLLUX_BAND = (0.5, 0.8)
 """Scaling efficiencies Pollux's users picked their GPU counts in (OSDI'21, sec. 5.1)."""
 PHILLY_SIZES = Path(__file__).with_name("philly_sizes.json")
+MAX_OFFERED_LOAD = 5.0
+"""Beyond this the queue only grows and every policy's JCT is the arrival span: a typo,
+not an experiment. Files over it are refused too (``load.check_offered_load``)."""
 MAX_GENERATED_JOBS = 1_000_000
 """Most jobs one config may ask for: a million already take about 750 MB as a frame
 plus Jobs and about half a minute to simulate; ten million would be a typo that fills
@@ -73,8 +76,8 @@ class GeneratorConfig:
                 f"jobs must be at most {MAX_GENERATED_JOBS:,} (the generator's limit), "
                 f"got {self.jobs:,}"
             )
-        if not (math.isfinite(self.load) and self.load > 0):
-            wrong.append(f"load must be a positive number, got {self.load}")
+        if not (math.isfinite(self.load) and 0 < self.load <= MAX_OFFERED_LOAD):
+            wrong.append(f"load must be a number in (0, {MAX_OFFERED_LOAD:g}], got {self.load}")
         if self.size_distribution not in SIZE_DISTRIBUTIONS:
             wrong.append(
                 f"size_distribution must be one of {SIZE_DISTRIBUTIONS}, "

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from engine.cluster import Cluster
+from engine.workload.errors import Problem, WorkloadError
+from engine.workload.generator import MAX_OFFERED_LOAD
 from engine.workload.importers import (
     TRACE_SERIAL_FRACTION,
     parse_philly,
     parse_pollux,
     parse_swf,
 )
+from engine.workload.models import offered_load
 from engine.workload.native import parse_native
 from engine.workload.sniff import FORMATS, sniff
 from engine.workload.source import Source, read_source
@@ -50,9 +53,29 @@ def load_workload(
     name = source_name if name is None else name
     fmt = sniff(text) if fmt == "auto" else fmt
     if fmt == "swf":
-        return parse_swf(text, cluster, limit, name, trace_serial_fraction)
-    if fmt == "philly":
-        return parse_philly(text, cluster, limit, name, trace_serial_fraction)
-    if fmt == "pollux":
-        return parse_pollux(text, cluster, limit, name)
-    return parse_native(text, cluster, limit, name)
+        workload = parse_swf(text, cluster, limit, name, trace_serial_fraction)
+    elif fmt == "philly":
+        workload = parse_philly(text, cluster, limit, name, trace_serial_fraction)
+    elif fmt == "pollux":
+        workload = parse_pollux(text, cluster, limit, name)
+    else:
+        workload = parse_native(text, cluster, limit, name)
+    check_offered_load(workload, cluster)
+    return workload
+
+
+def check_offered_load(workload: Workload, cluster: Cluster) -> None:
+    """Refuse a workload whose jobs ask for more than ``MAX_OFFERED_LOAD`` x the cluster.
+
+    Such a load is almost always a typo (a run time in milliseconds, a cluster far too
+    small): the queue then only grows, and every policy's JCT is the arrival span.
+    """
+    load = offered_load(workload, cluster)
+    if load > MAX_OFFERED_LOAD:
+        raise WorkloadError([Problem(
+            None, None,
+            f"the jobs ask for {load:,.1f} times what the cluster, {cluster}, can serve "
+            f"(offered load {load:,.1f})",
+            f"an offered load of at most {MAX_OFFERED_LOAD:g}: check the run-time unit "
+            "(seconds), or use a bigger cluster or fewer jobs",
+        )])

@@ -43,12 +43,21 @@ class Interval:
     def __str__(self) -> str:
         if self.low is not None and self.high is not None:
             left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-            return f"in {left}{self.low:g}, {self.high:g}{right}"
+            return f"in {left}{_number(self.low)}, {_number(self.high)}{right}"
         if self.low is not None:
-            return f"{'>' if self.low_open else '>='} {self.low:g}"
+            return f"{'>' if self.low_open else '>='} {_number(self.low)}"
         if self.high is not None:
-            return f"{'<' if self.high_open else '<='} {self.high:g}"
+            return f"{'<' if self.high_open else '<='} {_number(self.high)}"
         return "of any size"
+
+
+def _number(value: float) -> str:
+    """``31,536,000`` rather than ``3.1536e+07``; fractions as they are."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+YEAR = 365 * 24 * 3600
+"""The longest one-GPU run time accepted: beyond it a value is a unit mistake, not a job."""
 
 
 @dataclass(frozen=True)
@@ -104,8 +113,9 @@ COLUMNS: tuple[Column, ...] = (
         True,
         None,
         "seconds",
-        "How long the job runs on one GPU; other sizes follow from its speedup model.",
-        Interval(low=0, low_open=True),
+        "How long the job runs on one GPU (at most a year); other sizes follow from its "
+        "speedup model.",
+        Interval(low=0, high=YEAR, low_open=True),
     ),
     Column(
         "model",

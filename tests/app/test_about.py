@@ -20,3 +20,12 @@ def test_efficiency_view_changes_the_chart() -> None:
     at.radio(key="about_metric").set_value("efficiency").run()
     assert not at.exception
     assert at.get("plotly_chart")[0].proto.spec != before
+
+
+def test_every_policy_is_explained_in_words_for_students() -> None:
+    at = open_app("about")
+    labels = [e.label for e in at.expander]
+    assert "Slurm FIFO (`fifo-request`)" in labels
+    assert "Threshold on free GPUs (`threshold-free`)" in labels
+    shown = texts(at)
+    assert "functools" not in shown and "``" not in shown

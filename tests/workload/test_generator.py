@@ -133,8 +133,8 @@ def test_philly_sizes_follow_the_committed_quantiles_within_the_bounds() -> None
     ("change", "words"),
     [
         ({"jobs": 0}, "jobs must be at least 1"),
-        ({"load": 0.0}, "load must be a positive"),
-        ({"load": float("nan")}, "load must be a positive"),
+        ({"load": 0.0}, "load must be a number in (0, 5]"),
+        ({"load": float("nan")}, "load must be a number in (0, 5]"),
         ({"size_distribution": "pareto"}, "size_distribution must be one of"),
         ({"min_runtime": 10.0, "max_runtime": 5.0}, "min_runtime <= max_runtime"),
         ({"model_mix": {"gpt": 1.0}}, "unknown models ['gpt']"),

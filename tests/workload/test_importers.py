@@ -120,11 +120,13 @@ def test_philly_bad_cells_and_missing_column() -> None:
 
 
 def test_philly_real_file(shared_data: Path) -> None:
-    workload = load_workload(shared_data / "philly.csv")
+    with pytest.raises(WorkloadError, match=r"ask for 5\.8 times what the cluster, 16x4"):
+        load_workload(shared_data / "philly.csv")  # a 2,490-GPU cluster's year on 64 GPUs
+    workload = load_workload(shared_data / "philly.csv", cluster=Cluster(640, 4))
     frame = workload.frame
     assert len(workload) == 82_247
     assert frame["submit_time"].iloc[0] == 0.0
-    assert frame["requested_gpus"].max() == 64
+    assert frame["requested_gpus"].max() == 128  # nothing clipped on 2,560 GPUs
 
 
 def test_pollux_sample() -> None:
@@ -231,7 +233,7 @@ def test_trace_problems_name_the_traces_own_columns() -> None:
 
 
 def test_pollux_requests_above_the_cluster_are_clipped_like_every_trace() -> None:
-    text = POLLUX + "imagenet-3,400,imagenet,128,12800\n"
+    text = POLLUX + "imagenet-3,90000,imagenet,128,12800\n"
     workload = load_workload(text, cluster=Cluster(16, 4))
     frame = workload.frame
     assert frame["requested_gpus"].tolist() == [6, 1, 2, 64]
@@ -249,3 +251,13 @@ def test_pollux_workloads_are_never_clipped_on_the_testbed(shared_data: Path) ->
         workload = load_workload(path, cluster=Cluster(16, 4))
         assert workload.frame["requested_gpus"].max() <= 64, path.name
         assert (workload.clipped_jobs, workload.notes) == (0, ()), path.name
+
+
+def test_an_implausible_offered_load_is_refused_with_what_to_check() -> None:
+    text = "submit_time,runtime_1gpu\n" + "".join(f"{t},3600\n" for t in range(0, 100, 10))
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(text, cluster=Cluster(1, 4))
+    (problem,) = caught.value.problems
+    assert problem.row is None and "offered load" in problem.message
+    assert "run-time unit" in problem.expected
+    assert len(load_workload(text, cluster=Cluster(64, 8))) == 10

@@ -419,3 +419,12 @@ def test_a_large_file_loads_fast(tmp_path: Path) -> None:
     print(f"load 200k rows: {time.perf_counter() - started:.3f} s")
     assert len(workload) == 200_000
     assert time.perf_counter() - started < 5.0  # 0.6 s on a free core; 1.9 s before the fast path
+
+
+def test_a_run_time_beyond_a_year_is_a_unit_mistake() -> None:
+    with pytest.raises(WorkloadError) as caught:
+        load_workload("submit_time,runtime_1gpu\n0,60\n10,1e300\n")
+    assert str(caught.value) == (
+        "row 3, column 'runtime_1gpu': got '1e300', expected a number of seconds in "
+        "(0, 31,536,000]"
+    )
