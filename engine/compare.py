@@ -2,18 +2,14 @@
 
 Every (policy, workload) pair is one run; a tuned policy (``threshold-optimal``) is
 split into one run per candidate so its sweep spreads over the cores like the rest.
-Runs go to worker processes when there are several cores and enough work to repay
-starting them (a spawned worker re-imports the engine, seconds on a busy machine);
-workers are spawned, never forked, so this is safe under threaded hosts like the app.
+The runs are tasks of an :class:`engine.parallel.Executor` (in-process, local worker
+processes, or Ray), which computes the same numbers on each.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -21,6 +17,7 @@ import pandas as pd
 
 from engine.cluster import Cluster
 from engine.job import Job
+from engine.parallel import Executor, Progress, borrowed
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.threshold_optimal import ThresholdOptimal
 from engine.policies.tuned import TunedPolicy
@@ -39,14 +36,8 @@ METRICS: tuple[str, ...] = (
     "lower_bound_avg_jct",
 )
 SUMMARY_METRICS: tuple[str, ...] = ("avg_jct", "p95_jct", "makespan", "utilization")
-PARALLEL_MIN_JOB_RUNS = 250_000
-"""Simulated jobs (runs x jobs per run) below which one process beats starting workers."""
-
 HELD_OUT = "threshold-held-out"
 """The threshold rule with (signal, T) tuned on the other workloads compared, not its own."""
-
-Progress = Callable[[int, int], None]
-
 
 def runnable_policies(cluster: Cluster) -> tuple[list[str], dict[str, str]]:
     """Every registered policy that runs here, and why each other one does not.
@@ -68,9 +59,20 @@ def runnable_policies(cluster: Cluster) -> tuple[list[str], dict[str, str]]:
 
 
 @dataclass(frozen=True)
-class _Run:
-    """One simulation: ``policy`` (or its ``candidate``-th candidate) on workload ``key``."""
+class Comparison:
+    """One table to compute: ``policies`` on each of ``workloads`` (seed -> jobs) on ``cluster``."""
 
+    policies: tuple[str, ...]
+    workloads: Mapping[int, Sequence[Job]]
+    cluster: Cluster
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One simulation: ``policy`` (or its ``candidate``-th candidate) on workload ``key`` of
+    comparison ``table``."""
+
+    table: int
     key: int
     policy: str
     candidate: int | None = None
@@ -82,26 +84,55 @@ def compare(
     cluster: Cluster,
     *,
     config: GeneratorConfig | None = None,
-    processes: int | None = None,
+    executor: Executor | None = None,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
     """One row per (policy, seed): ``policy, seed`` and every metric in ``METRICS``.
 
     ``workloads_or_seeds`` maps a seed to its jobs, or lists seeds to generate with
     ``config`` (default ``GeneratorConfig()``); the seed is also the policies' seed.
-    ``processes`` forces the worker count (1 = this process); ``None`` decides from the
-    cores and the amount of work. ``progress(done, total)`` is called as runs finish.
-    Each tuned policy's sweep (its table plus ``policy, seed`` columns) is in
-    ``df.attrs[policy.sweep_key]`` as a list of records.
+    The runs go to ``executor`` (default: a local one, in-process for small work).
+    ``progress(done, total)`` is called as runs finish. Each tuned policy's sweep (its
+    table plus ``policy, seed`` columns) is in ``df.attrs[policy.sweep_key]`` as a list
+    of records.
     """
-    workloads = _workloads(workloads_or_seeds, cluster, config)
-    tuned = {name: p for name in policies if isinstance(p := make_policy(name), TunedPolicy)}
-    plan = {(key, name): _runs(key, name, tuned) for key in workloads for name in policies}
-    summaries = _execute([run for row in plan.values() for run in row], workloads, cluster,
-                         processes, progress)
+    workloads = resolve_workloads(workloads_or_seeds, cluster, config)
+    (table,) = compare_all([Comparison(tuple(policies), workloads, cluster)], executor, progress)
+    return table
+
+
+def compare_all(
+    comparisons: Sequence[Comparison],
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+) -> list[pd.DataFrame]:
+    """:func:`compare`'s table for each comparison, every run of them all in one map.
+
+    One map, so the workers start once and no table waits for the last run of another.
+    """
+    names = {name for c in comparisons for name in c.policies}
+    tuned = {name: p for name in names if isinstance(p := make_policy(name), TunedPolicy)}
+    plans = [{(key, name): _runs(i, key, name, tuned) for key in c.workloads for name in c.policies}
+             for i, c in enumerate(comparisons)]
+    runs = [run for plan in plans for row in plan.values() for run in row]
+    work = sum(len(comparisons[run.table].workloads[run.key]) for run in runs)
+    shared = [(c.workloads, c.cluster) for c in comparisons]
+    with borrowed(executor) as pool:
+        summaries = dict(zip(runs, pool.map(_summary, runs, shared=shared, work=work,
+                                            progress=progress), strict=True))
+    return [_tabulate(c, plan, summaries, tuned)
+            for c, plan in zip(comparisons, plans, strict=True)]
+
+
+def _tabulate(
+    comparison: Comparison,
+    plan: Mapping[tuple[int, str], list[_Run]],
+    summaries: Mapping[_Run, Summary],
+    tuned: Mapping[str, TunedPolicy],
+) -> pd.DataFrame:
     rows, sweeps = [], {}
-    for key in workloads:
-        for name in policies:
+    for key in comparison.workloads:
+        for name in comparison.policies:
             found = [summaries[run] for run in plan[key, name]]
             summary = found[0]
             if name in tuned:
@@ -188,11 +219,11 @@ def with_held_out_threshold(table: pd.DataFrame) -> pd.DataFrame:
     return merged
 
 
-def _runs(key: int, name: str, tuned: Mapping[str, TunedPolicy]) -> list[_Run]:
+def _runs(table: int, key: int, name: str, tuned: Mapping[str, TunedPolicy]) -> list[_Run]:
     """The runs behind one row: the policy itself, or each candidate of a tuned one."""
     if name not in tuned:
-        return [_Run(key, name)]
-    return [_Run(key, name, i) for i in range(len(tuned[name].candidates()))]
+        return [_Run(table, key, name)]
+    return [_Run(table, key, name, i) for i in range(len(tuned[name].candidates()))]
 
 
 def summarize_comparison(
@@ -227,11 +258,12 @@ def mean_ci(values: np.ndarray) -> tuple[float, float]:
     return mean, float(stats.t.ppf(0.975, n - 1) * stats.sem(values))
 
 
-def _workloads(
+def resolve_workloads(
     workloads_or_seeds: Mapping[int, Sequence[Job]] | Sequence[int],
     cluster: Cluster,
-    config: GeneratorConfig | None,
+    config: GeneratorConfig | None = None,
 ) -> Mapping[int, Sequence[Job]]:
+    """Seed -> jobs: ``workloads_or_seeds`` itself, or its seeds generated with ``config``."""
     if isinstance(workloads_or_seeds, Mapping):
         return workloads_or_seeds
     base = GeneratorConfig() if config is None else config
@@ -239,49 +271,6 @@ def _workloads(
         seed: to_jobs(generate(replace(base, seed=seed), cluster), cluster)
         for seed in workloads_or_seeds
     }
-
-
-def _execute(
-    runs: list[_Run],
-    workloads: Mapping[int, Sequence[Job]],
-    cluster: Cluster,
-    processes: int | None,
-    progress: Progress | None,
-) -> dict[_Run, Summary]:
-    workers = _worker_count(runs, workloads, processes)
-    done: dict[_Run, Summary] = {}
-    if progress is not None:
-        progress(0, len(runs))
-    if workers == 1:
-        for run in runs:
-            done[run] = _summary(run, workloads, cluster)
-            if progress is not None:
-                progress(len(done), len(runs))
-        return done
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(workloads, cluster),
-    ) as pool:
-        futures = {pool.submit(_work, run): run for run in runs}
-        for future in as_completed(futures):
-            done[futures[future]] = future.result()
-            if progress is not None:
-                progress(len(done), len(runs))
-    return {run: done[run] for run in runs}
-
-
-def _worker_count(
-    runs: Sequence[_Run], workloads: Mapping[int, Sequence[Job]], processes: int | None
-) -> int:
-    if processes is not None:
-        return max(1, min(processes, len(runs)))
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    job_runs = sum(len(workloads[run.key]) for run in runs)
-    if (cores or 1) < 2 or job_runs < PARALLEL_MIN_JOB_RUNS:
-        return 1
-    return min(cores or 1, len(runs))
 
 
 def _policy(run: _Run) -> Policy:
@@ -292,19 +281,7 @@ def _policy(run: _Run) -> Policy:
     return policy.candidates()[run.candidate].policy
 
 
-def _summary(run: _Run, workloads: Mapping[int, Sequence[Job]], cluster: Cluster) -> Summary:
+def _summary(shared: Sequence[tuple[Mapping[int, Sequence[Job]], Cluster]], run: _Run) -> Summary:
+    """One run's summary (an executor task: ``shared`` is every comparison's workloads)."""
+    workloads, cluster = shared[run.table]
     return simulate(workloads[run.key], cluster, _policy(run), seed=run.key).summary
-
-
-_worker_workloads: Mapping[int, Sequence[Job]] = {}
-_worker_cluster = Cluster()
-
-
-def _init_worker(workloads: Mapping[int, Sequence[Job]], cluster: Cluster) -> None:
-    """Receive the workloads once per worker rather than once per run."""
-    global _worker_workloads, _worker_cluster
-    _worker_workloads, _worker_cluster = workloads, cluster
-
-
-def _work(run: _Run) -> Summary:
-    return _summary(run, _worker_workloads, _worker_cluster)

@@ -1,18 +1,25 @@
-"""A moldable job as the simulator and the policies see it."""
+"""A job as the simulator and the policies see it, and its mode (Feitelson's taxonomy)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.speedup.base import SpeedupModel
+
+MODES: tuple[str, ...] = ("rigid", "moldable", "malleable")
+"""Feitelson and Rudolph's job kinds (JSSPP 1996): *rigid* runs exactly its request,
+*moldable* (the default) gets a GPU count fixed at start, *malleable* may be resized
+while it runs. Any of them may be preempted by a policy that asks for it."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Job:
-    """One moldable job: it may run on any GPU count in [min_gpus, max_gpus], fixed at start.
+    """One job: it may run on any GPU count in [min_gpus, max_gpus].
 
     ``index`` is the job's position in its workload (0..n-1) and is what the simulator
-    keys on; ``job_id`` is the user's label, kept for display.
+    keys on; ``job_id`` is the user's label, kept for display. ``mode`` is one of
+    :data:`MODES`; build non-moldable jobs with :func:`with_mode`, which narrows a rigid
+    job's range to its request so the simulator's range check enforces it for free.
     """
 
     index: int
@@ -24,6 +31,7 @@ class Job:
     requested_gpus: int = 1
     min_gpus: int = 1
     max_gpus: int = 1
+    mode: str = "moldable"
     _cache: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
 
     def runtime(self, gpus: int, nodes: int) -> float:
@@ -38,3 +46,13 @@ class Job:
     def allowed_gpus(self, total_gpus: int) -> range:
         """GPU counts this job accepts on a cluster of ``total_gpus``."""
         return range(self.min_gpus, min(self.max_gpus, total_gpus) + 1)
+
+
+def with_mode(job: Job, mode: str) -> Job:
+    """``job`` as a ``mode`` job; a rigid one accepts exactly its (clipped) request."""
+    if mode not in MODES:
+        raise ValueError(f"unknown job mode {mode!r}; known: {', '.join(MODES)}")
+    if mode == "rigid":
+        gpus = max(job.min_gpus, min(job.requested_gpus, job.max_gpus))
+        return replace(job, mode=mode, min_gpus=gpus, max_gpus=gpus)
+    return replace(job, mode=mode)

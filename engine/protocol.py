@@ -1,13 +1,17 @@
 """The policy protocol: what a scheduler sees at a decision point and what it returns.
 
 At every event (an arrival or a completion) the simulator shows the policy a
-:class:`SchedulerView` and starts the :class:`Allocation` s it returns. Allocations are
-moldable: the GPU count is chosen at start and kept until the job ends.
+:class:`SchedulerView` and starts the :class:`Allocation` s it returns. By default
+allocations are moldable: the GPU count is chosen at start and kept until the job ends.
+A policy that sets ``preemptive`` may also suspend running jobs, one that sets
+``resizes`` may resize running malleable jobs, and one that sets ``interval`` is called
+at periodic ticks; such policies run on the elastic simulator
+(``engine.simulator.elastic``), where every restart costs a delay.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -49,13 +53,17 @@ class SchedulerView:
     running: Collection[RunningJob]
     free_per_node: Sequence[int]
     free_gpus: int
+    remaining_work: Callable[[Job], float] | None = None
+    """Elastic runs only: a job's 1-GPU seconds of work still to do, now."""
 
 
 @dataclass(frozen=True, slots=True)
 class Allocation:
     """Start ``job`` now on ``gpus`` GPUs; ``info`` explains the choice (shown in the app).
 
-    ``placement`` pins the GPUs to nodes (as a Mesos framework accepting one agent's
+    For a job already running (elastic runs), ``gpus`` is its new size: ``0`` suspends
+    it (preemption), another count resizes it (malleable jobs only). ``placement`` pins
+    the GPUs to nodes (as a Mesos framework accepting one agent's
     offer does, or a policy that already packed them with :class:`FreeGpus`); without
     it the simulator packs the allocation itself.
     """
@@ -99,11 +107,19 @@ class Policy:
     """Base class of every scheduling policy; subclasses override :meth:`schedule`.
 
     ``uses_runtimes`` says whether the policy reads jobs' run times (an oracle-ish
-    advantage that real schedulers only have through users' estimates).
+    advantage that real schedulers only have through users' estimates). The next four
+    ask for the elastic simulator: ``preemptive`` (it may suspend running jobs),
+    ``resizes`` (it may resize running malleable jobs), ``interval`` (seconds between
+    scheduling ticks, on multiples of it) and ``on_events`` (``False``: called at ticks
+    only, as round-based schedulers and the Pollux simulator are).
     """
 
     name: str = "policy"
     uses_runtimes: bool = False
+    preemptive: bool = False
+    resizes: bool = False
+    interval: float | None = None
+    on_events: bool = True
 
     def reset(self, cluster: Cluster, seed: int) -> None:
         """Called once before a run; policies with per-run state clear it here."""

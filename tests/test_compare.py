@@ -15,13 +15,16 @@ from engine.cli import main
 from engine.cluster import Cluster
 from engine.compare import (
     METRICS,
+    Comparison,
     compare,
+    compare_all,
     held_out_threshold,
     held_out_tuning,
     results_table,
     run_policy,
     summarize_comparison,
 )
+from engine.parallel import Executor
 from engine.workload import GeneratorConfig
 
 CLUSTER = Cluster(2, 2)
@@ -135,10 +138,22 @@ def test_seeds_are_generated():
 
 def test_worker_processes_give_the_same_rows():
     policies = ["fifo-backfill", "threshold-optimal"]
-    serial = compare(policies, WORKLOADS, CLUSTER, processes=1)
-    parallel = compare(policies, WORKLOADS, CLUSTER, processes=2)
+    serial = compare(policies, WORKLOADS, CLUSTER, executor=Executor("serial"))
+    with Executor("local", workers=2) as executor:
+        parallel = compare(policies, WORKLOADS, CLUSTER, executor=executor)
     assert serial.equals(parallel)
     assert serial.attrs == parallel.attrs
+
+
+def test_compare_all_gives_each_comparison_its_own_table():
+    policies = ("fifo-request", "threshold-optimal")
+    other = Cluster(2, 4)
+    tables = compare_all([Comparison(policies, WORKLOADS, CLUSTER),
+                          Comparison(policies[:1], {5: WORKLOADS[1]}, other)])
+    alone = [compare(policies, WORKLOADS, CLUSTER), compare(policies[:1], {5: WORKLOADS[1]}, other)]
+    for table, expected in zip(tables, alone, strict=True):
+        pd.testing.assert_frame_equal(table, expected)
+        assert table.attrs == expected.attrs
 
 
 def test_summary_mean_and_t_interval():

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.cli import main
 from engine.cluster import Cluster
 from engine.drl.expert import ExpertPolicy
 from engine.drl.shift_search import ShiftedPolicy
@@ -76,3 +79,13 @@ def test_list_search_finds_the_obvious_move():
     start = simulate(jobs, CLUSTER, ListSchedule([8], [0]), 0)
     found = list_search(jobs, CLUSTER, start, trials=60, seed=0)
     assert (found.base_avg_jct, found.avg_jct, found.gpus) == (1_000.0 / 8, 1_000.0 / 16, (16,))
+
+
+def test_the_headroom_command_gives_the_same_rows_in_workers(capsys):
+    argv = ["headroom", "--search", "list", "--policy", "knee", "--trials", "30", "--jobs", "12",
+            "--nodes", "2", "--seeds", "2", "--json"]
+    assert main([*argv, "--backend", "serial"]) == 0
+    alone = capsys.readouterr().out
+    assert main([*argv, "--workers", "2"]) == 0  # a worker count: workers even for tiny work
+    assert capsys.readouterr().out == alone
+    assert [row["seed"] for row in json.loads(alone)["workloads"]] == [0, 1]

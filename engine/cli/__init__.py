@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "improve": "expert iteration: clone trained weights onto searched improvements",
     "reproduce": "evaluate drl against every baseline on unseen workloads",
     "headroom": "clairvoyant local search: how far a policy's schedule is from better",
+    "fidelity": "tiresias and optimus-elastic against the Pollux simulator's published JCTs",
 }
 """Sub-command -> its one-line help; the module ``engine.cli.<name>`` implements it."""
 

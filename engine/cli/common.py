@@ -8,6 +8,7 @@ from typing import Any
 
 from engine import json_safe
 from engine.cluster import Cluster
+from engine.parallel import BACKENDS, RAY_ADDRESS, Executor
 from engine.workload import FORMATS, MAX_GENERATED_JOBS, GeneratorConfig, Workload, generate
 from engine.workload import load_workload as load_workload_file
 
@@ -54,6 +55,25 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
         default="pollux",
         help="how generated users pick requested_gpus",
     )
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers", type=positive_int, metavar="N",
+        help="tasks at once (default: every core; small jobs stay in this process); 1 runs "
+             "everything in this process",
+    )
+    parser.add_argument(
+        "--backend", choices=BACKENDS,
+        help=f"serial: this process; local: worker processes on this machine (default); ray: "
+             f"the Ray cluster at ${RAY_ADDRESS} (the default when it is set), else a local "
+             "Ray (pip install -e \".[ray]\")",
+    )
+
+
+def executor_from(args: argparse.Namespace) -> Executor:
+    """The executor ``--backend`` and ``--workers`` describe (close it, or use ``with``)."""
+    return Executor(args.backend, args.workers)
 
 
 def cluster_from(args: argparse.Namespace) -> Cluster:

@@ -11,8 +11,10 @@ import pandas as pd
 
 from engine.cli.common import (
     add_cluster_options,
+    add_executor_options,
     add_workload_options,
     cluster_from,
+    executor_from,
     positive_int,
     print_json,
     workload_from,
@@ -55,9 +57,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="K workloads, generated with seeds seed..seed+K-1 (a --workload file is one "
         "workload: it runs once)",
     )
-    parser.add_argument(
-        "--processes", type=positive_int, help="worker processes (default: from cores and work)"
-    )
+    add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON row per run")
     parser.set_defaults(handler=run)
 
@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         seeds = range(args.seed, args.seed + args.seeds)
         workloads = {seed: to_jobs(workload_from(args, cluster, seed), cluster) for seed in seeds}
-    table = compare(names, workloads, cluster, processes=args.processes)
+    with executor_from(args) as executor:
+        table = compare(names, workloads, cluster, executor=executor)
     if args.json:
         print_json(json_rows(table))
         return 0

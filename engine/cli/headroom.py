@@ -6,7 +6,7 @@ prints the average JCT before and after: ``--search shifts`` moves per-job GPU c
 ``drl``'s (or the teacher ``drl-expert``'s) own decisions; ``--search list`` replays any
 policy's counts and start order as a list schedule and moves counts and priorities
 freely. With ``--reference`` it also prints each workload's JCT under a baseline and what
-the searched schedule would gain against it.
+the searched schedule would gain against it. Each workload is one executor task.
 """
 
 from __future__ import annotations
@@ -21,14 +21,16 @@ from tqdm import tqdm
 
 from engine.cli.common import (
     add_cluster_options,
+    add_executor_options,
     add_workload_options,
     cluster_from,
+    executor_from,
     positive_int,
     print_json,
     workload_from,
 )
 from engine.cluster import Cluster
-from engine.drl.shift_search import ShiftedPolicy, local_search
+from engine.drl.shift_search import MOVES, ShiftedPolicy, local_search
 from engine.headroom import SEARCHABLE, chooser, list_search
 from engine.job import Job
 from engine.policies import POLICIES
@@ -58,6 +60,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="baseline to set the result against (default threshold-optimal; "
                              "'none' to skip)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -67,28 +70,15 @@ def run(args: argparse.Namespace) -> int:
     if args.search == "shifts" and args.policy not in SEARCHABLE:
         raise ValueError(f"--search shifts starts from {' or '.join(SEARCHABLE)}, not "
                          f"{args.policy!r}; use --search list for other policies")
-    rows: list[dict[str, Any]] = []
-    for seed in seeds:
-        jobs = to_jobs(workload_from(args, cluster, seed), cluster)
-        total = args.passes * len(jobs) if args.search == "shifts" else args.trials
-        with tqdm(total=total, desc=f"seed {seed}", file=sys.stderr,
-                  disable=args.json or None, leave=False) as bar:
-            own, searched, found = _search(args, jobs, cluster, seed,
-                                           lambda done, _total: bar.update(done - bar.n))
-        row: dict[str, Any] = {
-            "seed": seed,
-            "jobs": len(jobs),
-            f"{args.policy}_avg_jct": own,
-            "searched_avg_jct": searched,
-            "headroom": 1.0 - searched / own,
-            **found,
-        }
-        if args.reference != "none":
-            reference = run_policy(args.reference, jobs, cluster, seed).summary.avg_jct
-            row[f"{args.reference}_avg_jct"] = reference
-            row[f"{args.policy}_vs_reference"] = 1.0 - own / reference
-            row["searched_vs_reference"] = 1.0 - searched / reference
-        rows.append(row)
+    runs = args.passes * len(MOVES) * args.jobs if args.search == "shifts" else args.trials
+    with executor_from(args) as executor:
+        if executor.in_process(len(seeds), work=len(seeds) * runs * args.jobs):
+            rows = [_row(args, seed, verbose=not args.json) for seed in seeds]
+        else:  # one task per workload: the bar moves as workloads finish
+            with tqdm(total=len(seeds), desc="workloads", file=sys.stderr,
+                      disable=args.json or None) as bar:
+                rows = executor.map(_row, seeds, shared=args,
+                                    progress=lambda done, _total: bar.update(done - bar.n))
     if args.json:
         print_json({"policy": args.policy, "cluster": str(cluster), "workloads": rows})
         return 0
@@ -106,6 +96,31 @@ def run(args: argparse.Namespace) -> int:
                      f"-> {100 * row['searched_vs_reference']:+.1f}%")
         print(line)
     return 0
+
+
+def _row(args: argparse.Namespace, seed: int, verbose: bool = False) -> dict[str, Any]:
+    """One workload's search and its numbers (an executor task; ``verbose``: a trial bar)."""
+    cluster = cluster_from(args)
+    jobs = to_jobs(workload_from(args, cluster, seed), cluster)
+    total = args.passes * len(jobs) if args.search == "shifts" else args.trials
+    with tqdm(total=total, desc=f"seed {seed}", file=sys.stderr,
+              disable=not verbose or None, leave=False) as bar:
+        own, searched, found = _search(args, jobs, cluster, seed,
+                                       lambda done, _total: bar.update(done - bar.n))
+    row: dict[str, Any] = {
+        "seed": seed,
+        "jobs": len(jobs),
+        f"{args.policy}_avg_jct": own,
+        "searched_avg_jct": searched,
+        "headroom": 1.0 - searched / own,
+        **found,
+    }
+    if args.reference != "none":
+        reference = run_policy(args.reference, jobs, cluster, seed).summary.avg_jct
+        row[f"{args.reference}_avg_jct"] = reference
+        row[f"{args.policy}_vs_reference"] = 1.0 - own / reference
+        row["searched_vs_reference"] = 1.0 - searched / reference
+    return row
 
 
 def _search(

@@ -18,10 +18,11 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from engine.cli.common import positive_int
+from engine.cli.common import add_executor_options, executor_from, positive_int
 from engine.drl.expert_iteration import REFERENCE, ImproveConfig, ImproveResult, improve
 from engine.drl.pretrained import load_pretrained, save_pretrained
 from engine.env.curriculum import Curriculum
+from engine.parallel import Executor
 from engine.paths import pretrained_dir
 
 QUICK = Curriculum(cluster_gpus=(8, 16), jobs=(10, 20))
@@ -48,8 +49,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help=f"cloning epochs per round (default {defaults.epochs})")
     parser.add_argument("--lr", type=float, default=defaults.learning_rate,
                         help=f"cloning step size (default {defaults.learning_rate:g})")
-    parser.add_argument("--workers", type=positive_int, default=defaults.workers,
-                        help=f"search processes (default {defaults.workers})")
+    add_executor_options(parser)
     parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of the run")
     parser.add_argument("--search", choices=tuple(SEARCHED), default="cells",
                         help="workloads to search: like the evaluation cells (16-128 GPUs, "
@@ -66,10 +66,15 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with executor_from(args) as executor:
+        return _run(args, executor)
+
+
+def _run(args: argparse.Namespace, executor: Executor) -> int:
     start = load_pretrained(args.weights)
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
                      passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
-                     workers=args.workers, seed=args.seed, curriculum=SEARCHED[args.search])
+                     workers=executor.workers, seed=args.seed, curriculum=SEARCHED[args.search])
     if args.quick:
         config = replace(config, val_per_cell=1, val_jobs=20, curriculum=QUICK)
     out = Path(args.out)
@@ -91,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 bar.set_postfix(val=f"{row['val_score']:.4f}")
             bar.refresh()
 
-        result = improve(start.state_dict, int(start.card["hidden"]), config, progress)
+        result = improve(start.state_dict, int(start.card["hidden"]), config, progress, executor)
     print(f"expert iteration: validation avg JCT / {REFERENCE} {result.start_score:.4f} -> "
           f"{result.best_score:.4f} in {result.seconds:.0f} s; curve {out / 'improve_curve.csv'}")
     if args.export:
@@ -125,6 +130,6 @@ def model_card(start: dict[str, Any], config: ImproveConfig, result: ImproveResu
             "history": list(result.history),
             "seconds": round(result.seconds, 1),
             "hardware": f"{platform.machine()} CPU, {os.cpu_count()} cores (shared), "
-            f"{config.workers} search processes, torch threads {config.threads}",
+            f"{config.workers} searches at once, torch threads {config.threads}",
         }],
     }

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.cli.common import positive_int, print_json
+from engine.cli.common import add_executor_options, executor_from, positive_int, print_json
 from engine.cluster import Cluster
 from engine.compare import (
     HELD_OUT,
-    compare,
+    Comparison,
+    compare_all,
+    resolve_workloads,
     runnable_policies,
     summarize_comparison,
     with_held_out_threshold,
@@ -34,6 +36,7 @@ from engine.compare import (
 from engine.drl.pretrained import update_card
 from engine.errors import LabError
 from engine.job import Job
+from engine.parallel import Executor
 from engine.paths import pretrained_dir, shared_data
 from engine.workload import GeneratorConfig, load_workload, to_jobs
 
@@ -65,7 +68,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     traces.add_argument("--pollux-dir", type=Path, metavar="DIR",
                         help=f"folder of Pollux {POLLUX_TRACES} files (default "
                              f"{shared_data('pollux', 'workloads')}; left out if absent)")
-    parser.add_argument("--processes", type=positive_int, help="worker processes (default auto)")
+    add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--card", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="also write the table into the pretrained model card")
@@ -101,16 +104,24 @@ def cells(seeds: int, jobs: int, files: Sequence[Path]) -> list[Cell]:
     return out
 
 
-def evaluate(cell_list: list[Cell], processes: int | None = None) -> dict[str, Any]:
-    """Run every runnable policy on every cell; per-cell stats and the headline numbers."""
-    results, skipped_anywhere = [], {}
+def evaluate(cell_list: list[Cell], executor: Executor | None = None) -> dict[str, Any]:
+    """Run every runnable policy on every cell; per-cell stats and the headline numbers.
+
+    Every cell's runs go to ``executor`` (default: a local one) in one map.
+    """
+    comparisons, skipped_anywhere = [], {}
+    runnable: dict[Cluster, tuple[list[str], dict[str, str]]] = {}
     for cell in cell_list:
-        names, skipped = runnable_policies(cell.cluster)
+        if cell.cluster not in runnable:  # probing costs a run per policy; cells share clusters
+            runnable[cell.cluster] = runnable_policies(cell.cluster)
+        names, skipped = runnable[cell.cluster]
         skipped_anywhere.update(skipped)
         if TARGET not in names or REFERENCE not in names:
             raise ValueError(f"cannot run {TARGET} and {REFERENCE}: {skipped}")
-        table = compare(names, cell.workloads, cell.cluster, config=cell.config,
-                        processes=processes)
+        workloads = resolve_workloads(cell.workloads, cell.cluster, cell.config)
+        comparisons.append(Comparison(tuple(names), workloads, cell.cluster))
+    results = []
+    for cell, table in zip(cell_list, compare_all(comparisons, executor), strict=True):
         table = with_held_out_threshold(table)
         summary = summarize_comparison(table, ("avg_jct",)).set_index("policy")
         stats = {p: {"mean": float(r.avg_jct_mean), "ci95": float(r.avg_jct_ci95),
@@ -144,7 +155,9 @@ def run(args: argparse.Namespace) -> int:
     files, left_out = ([], None) if args.quick else _pollux_files(args.pollux_dir)
     if left_out is not None:
         print(f"note: {left_out}", file=sys.stderr)
-    report = evaluate(cells(seeds, jobs, files), args.processes)
+    with executor_from(args) as executor:
+        executor.start("engine.compare", "engine.policies.drl")  # while the cells are built
+        report = evaluate(cells(seeds, jobs, files), executor)
     report["setup"] = {"seeds": seeds, "jobs_per_generated_workload": jobs}
     if left_out is not None:
         report["setup"]["pollux_left_out"] = left_out

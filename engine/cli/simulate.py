@@ -1,4 +1,8 @@
-"""``simulate``: run one policy on one workload and print its summary."""
+"""``simulate``: run one policy on one workload and print its summary.
+
+``--mode`` makes every job rigid, moldable or malleable; an elastic policy
+(``tiresias``, ``optimus-elastic``) pays ``--restart-delay`` per resize or resume.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,23 @@ from engine.cli.common import (
     print_json,
     workload_from,
 )
-from engine.policies import POLICIES
+from engine.job import MODES
+from engine.policies import ELASTIC_POLICIES, POLICIES, make_policy
 from engine.run import run_policy
+from engine.simulator import simulate
+from engine.simulator.elastic import RESTART_DELAY
 from engine.simulator.results import METRIC_DEFINITIONS, metrics_epilog
 from engine.workload import to_jobs
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
+    return value
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +39,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_workload_options(parser)
     add_cluster_options(parser)
-    parser.add_argument("--policy", default="fifo-request", help=f"one of {', '.join(POLICIES)}")
+    names = ", ".join([*POLICIES, *ELASTIC_POLICIES])
+    parser.add_argument("--policy", default="fifo-request", help=f"one of {names}")
+    parser.add_argument("--mode", choices=MODES,
+                        help="make every job rigid, moldable or malleable (default: moldable)")
+    parser.add_argument("--restart-delay", type=_seconds, default=RESTART_DELAY,
+                        metavar="SECONDS",
+                        help="elastic policies: seconds each resize or resume makes no "
+                             f"progress (default {RESTART_DELAY:g}, as in the Pollux simulator)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--jobs-csv", metavar="PATH", help="also write the per-job table here")
     parser.set_defaults(handler=run)
@@ -31,10 +55,18 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     cluster = cluster_from(args)
     workload = workload_from(args, cluster)
-    result = run_policy(args.policy, to_jobs(workload, cluster), cluster, seed=args.seed)
+    jobs = to_jobs(workload, cluster, args.mode)
+    if args.policy in ELASTIC_POLICIES:
+        result = simulate(jobs, cluster, make_policy(args.policy), args.seed,
+                          restart_delay=args.restart_delay)
+    else:
+        result = run_policy(args.policy, jobs, cluster, seed=args.seed)
     if args.jobs_csv:
         result.jobs.to_csv(args.jobs_csv, index=False)
     summary = result.summary.as_dict()
+    if "resizes" in result.jobs:
+        summary |= {"resizes": int(result.jobs["resizes"].sum()),
+                    "preemptions": int(result.jobs["preemptions"].sum())}
     if args.json:
         print_json({"policy": result.policy, "cluster": str(cluster), **summary})
         return 0

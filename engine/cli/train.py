@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from engine.cli.common import positive_int
+from engine.cli.common import add_executor_options, executor_from, positive_int
 from engine.drl.checkpoint import load_checkpoint
 from engine.drl.ppo import PPOConfig, TrainResult, config_from_dict, train
 from engine.drl.pretrained import save_pretrained
@@ -47,6 +47,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", metavar="CKPT", help="continue from this checkpoint")
     parser.add_argument("--export", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="write the best weights and model card (default pretrained/)")
+    add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -79,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
             bar.set_postfix({k: f"{v:.3g}" for k, v in postfix.items() if not math.isnan(v)})
             bar.refresh()
 
-        result = train(config, progress=progress, out=args.out, resume=args.resume)
+        with executor_from(args) as executor:
+            result = train(config, progress=progress, out=args.out, resume=args.resume,
+                           executor=executor)
     print(
         f"trained {result.iterations} iterations in {result.seconds:.0f} s; best validation "
         f"avg JCT / ideal {result.best_score:.3f} (teacher {result.teacher_score:.3f}); "

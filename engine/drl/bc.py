@@ -10,16 +10,18 @@ PPO's first advantages are not noise.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from engine.drl.actor import NumpyActor
 from engine.drl.expert import expert_action
-from engine.drl.network import ActorCritic
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
+from engine.parallel import Executor
+
+if TYPE_CHECKING:
+    from engine.drl.network import ActorCritic
 
 Demonstrations = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """(observations, masks, teacher actions, discounted returns of the acting policy)."""
@@ -31,26 +33,34 @@ def collect_demonstrations(
     seed: int,
     gamma: float,
     actor: NumpyActor | None = None,
+    executor: Executor | None = None,
 ) -> Demonstrations:
     """Teacher-labelled states from ``episodes`` curriculum episodes.
 
     With ``actor`` the student acts (greedily) and the teacher only labels: DAgger's
     fix for behaviour cloning's compounding errors, since the student then learns the
-    teacher's answer in the states its own mistakes lead to.
+    teacher's answer in the states its own mistakes lead to. Each episode is one
+    ``executor`` task (default: here, in order); they are merged in episode order.
     """
+    parts = (executor or Executor("serial")).map(
+        _demonstration, list(range(episodes)), shared=(curriculum, seed, gamma, actor))
+    return merge(*parts)
+
+
+def _demonstration(
+    shared: tuple[Curriculum, int, float, NumpyActor | None], episode: int
+) -> Demonstrations:
+    curriculum, seed, gamma, actor = shared
     env = MoldableEnv(curriculum)
-    episodes_data = []
-    for episode in range(episodes):
-        obs, info = env.reset(seed=seed * 100_003 + episode)
+    obs, info = env.reset(seed=seed * 100_003 + episode)
 
-        def label_and_act(obs: np.ndarray, info: dict) -> tuple[int, int]:
-            label = expert_action(env.decision)
-            if actor is None:
-                return label, label
-            return label, int(np.argmax(actor.probabilities(obs, info["action_mask"])))
+    def label_and_act(obs: np.ndarray, info: dict) -> tuple[int, int]:
+        label = expert_action(env.decision)
+        if actor is None:
+            return label, label
+        return label, int(np.argmax(actor.probabilities(obs, info["action_mask"])))
 
-        episodes_data.append(play_episode(env, obs, info, label_and_act, gamma))
-    return merge(*episodes_data)
+    return play_episode(env, obs, info, label_and_act, gamma)
 
 
 LabelAndAct = Callable[[np.ndarray, dict], tuple[int, int]]
@@ -98,6 +108,8 @@ def clone(
     progress: Callable[[int, float, float], None] | None = None,
 ) -> tuple[float, float]:
     """Fit actor (cross-entropy) and critic (MSE) to the data; last (policy, value) loss."""
+    import torch  # here: collecting demonstrations (what workers run) needs no torch
+    import torch.nn.functional as F
     obs, masks, actions, returns = (torch.as_tensor(a) for a in data)
     obs = obs.float()
     returns = returns.float()

@@ -15,29 +15,28 @@ rounds'; the weights kept are those with the best validation score (training see
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from engine.cluster import Cluster
 from engine.drl.bc import Demonstrations, clone, merge, play_episode
-from engine.drl.network import ActorCritic, copy_state
 from engine.drl.shift_search import ShiftedPolicy, local_search
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
+from engine.parallel import Executor, borrowed
 from engine.policies.drl import DrlPolicy
 from engine.run import run_policy
 from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
+
+if TYPE_CHECKING:
+    import torch
 
 REFERENCE = "threshold-optimal"
 """Validation scores are average JCT relative to this baseline's, per workload."""
@@ -68,7 +67,7 @@ class ImproveConfig:
     val_clusters: tuple[tuple[int, int], ...] = ((8, 4), (16, 4))  # (nodes, GPUs per node)
     val_loads: tuple[float, ...] = (0.7, 0.85, 1.0)  # offered loads of the validation cells
     val_jobs: int = 200  # jobs per validation workload
-    workers: int = 2  # processes searching workloads side by side
+    workers: int = 2  # searches at once, when improve() is given no executor
     threads: int = 1  # torch intra-op threads while cloning
     curriculum: Curriculum = field(default_factory=_search_curriculum)  # searched workloads
 
@@ -91,16 +90,29 @@ class Validation:
     workloads: tuple[tuple[list[Job], Cluster], ...]
     reference: tuple[float, ...]
 
-    def score(self, state: Mapping[str, Any]) -> float:
-        """Mean over the workloads of the policy's average JCT / the reference's (lower wins)."""
-        policy = DrlPolicy(state)
-        ratios = [simulate(jobs, cluster, policy, 0).summary.avg_jct / ref
-                  for (jobs, cluster), ref in zip(self.workloads, self.reference, strict=True)]
+    def score(self, state: Mapping[str, Any], executor: Executor | None = None) -> float:
+        """Mean over the workloads of the policy's average JCT / the reference's (lower wins).
+
+        One ``executor`` task per workload (default: here, in order)."""
+        tasks = list(zip(self.workloads, self.reference, strict=True))
+        ratios = (executor or Executor("serial")).map(_ratio, tasks, shared=_numpy(state))
         return float(np.mean(ratios))
 
 
-def validation(config: ImproveConfig) -> Validation:
-    """Workloads like the evaluation cells, drawn from the training seeds."""
+def _ratio(weights: Mapping[str, Any], task: tuple[tuple[list[Job], Cluster], float]) -> float:
+    (jobs, cluster), reference = task
+    return simulate(jobs, cluster, DrlPolicy(weights), 0).summary.avg_jct / reference
+
+
+def _reference(_shared: None, workload: tuple[list[Job], Cluster]) -> float:
+    jobs, cluster = workload
+    return run_policy(REFERENCE, jobs, cluster).summary.avg_jct
+
+
+def validation(config: ImproveConfig, executor: Executor | None = None) -> Validation:
+    """Workloads like the evaluation cells, drawn from the training seeds.
+
+    The reference's runs are ``executor`` tasks (default: here)."""
     rng = np.random.default_rng([config.seed, 31_337])
     workloads = []
     for nodes, per_node in config.val_clusters:
@@ -109,7 +121,7 @@ def validation(config: ImproveConfig) -> Validation:
             for seed in rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop, config.val_per_cell):
                 spec = GeneratorConfig(jobs=config.val_jobs, load=load, seed=int(seed))
                 workloads.append((to_jobs(generate(spec, cluster), cluster), cluster))
-    reference = tuple(run_policy(REFERENCE, jobs, c).summary.avg_jct for jobs, c in workloads)
+    reference = tuple((executor or Executor("serial")).map(_reference, workloads))
     return Validation(tuple(workloads), reference)
 
 
@@ -141,16 +153,36 @@ def improve(
     hidden: int,
     config: ImproveConfig = ImproveConfig(),
     progress: Progress | None = None,
+    executor: Executor | None = None,
 ) -> ImproveResult:
-    """Run ``config.rounds`` of search-then-clone from ``state``; the best weights found."""
+    """Run ``config.rounds`` of search-then-clone from ``state``; the best weights found.
+
+    The searches and the validation runs go to ``executor`` (default: ``config.workers``
+    local processes, started once for every round); cloning runs here.
+    """
+    with borrowed(executor, "local", config.workers) as pool:
+        return _improve(state, hidden, config, progress, pool)
+
+
+def _improve(
+    state: Mapping[str, torch.Tensor],
+    hidden: int,
+    config: ImproveConfig,
+    progress: Progress | None,
+    executor: Executor,
+) -> ImproveResult:
+    import torch  # here: the searches (what workers run) need no torch
+
+    from engine.drl.network import ActorCritic, copy_state
+
     started = time.perf_counter()
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     model = ActorCritic(hidden)
     model.load_state_dict(state)
-    check = validation(config)
+    check = validation(config, executor)
     best_state = copy_state(model)
-    best_score = start_score = check.score(best_state)
+    best_score = start_score = check.score(best_state, executor)
     history: list[dict[str, Any]] = []
 
     def emit(keep: bool = True, **values: Any) -> None:
@@ -164,7 +196,7 @@ def improve(
     searched: list[tuple[Demonstrations, float]] = []
     for round_ in range(1, config.rounds + 1):
         seeds = [(config.seed, round_, episode) for episode in range(config.episodes)]
-        found = search_all(best_state, config, seeds, partial(_searched, emit, round_))
+        found = search_all(best_state, config, seeds, partial(_searched, emit, round_), executor)
         searched += found
         data = merge(*(episode for episode, _ in searched))
         headroom = float(np.mean([h for _, h in found]))
@@ -172,7 +204,7 @@ def improve(
         for epoch in range(1, config.epochs + 1):
             policy_loss, value_loss = clone(model, data, 1, config.learning_rate,
                                             seed=config.seed + 1_000 * round_ + epoch)
-            score = check.score(model.state_dict())
+            score = check.score(model.state_dict(), executor)
             if score < best_score:
                 best_state, best_score = copy_state(model), score
             emit(round=round_, epoch=epoch, phase="clone", samples=len(data[2]),
@@ -189,21 +221,30 @@ def _searched(emit: Callable[..., None], round_: int, episodes: int, headroom: f
 
 def search_all(
     state: dict[str, torch.Tensor], config: ImproveConfig, seeds: list[tuple[int, ...]],
-    done: Callable[[int, float], None],
+    done: Callable[[int, float], None], executor: Executor | None = None,
 ) -> list[tuple[Demonstrations, float]]:
-    """Every seed's :func:`search_episode`, in seed order, over ``config.workers`` processes."""
-    weights = {k: v.detach().cpu().numpy() for k, v in state.items()}
-    job = partial(search_episode, weights, config.curriculum, passes=config.passes,
-                  gamma=config.gamma)
-    out: list[tuple[Demonstrations, float]] = []
-    with ExitStack() as stack:
-        if config.workers > 1:  # spawned: never fork a process that has run torch
-            context = multiprocessing.get_context("spawn")
-            pool = stack.enter_context(ProcessPoolExecutor(config.workers, mp_context=context))
-            results = pool.map(job, seeds)
-        else:
-            results = map(job, seeds)
-        for result in results:
-            out.append(result)
-            done(len(out), result[1])
+    """Every seed's :func:`search_episode`, in seed order, one executor task per seed.
+
+    ``executor`` defaults to ``config.workers`` local processes. ``done(searched,
+    headroom)`` is called as each search finishes, with that workload's headroom.
+    """
+    shared = (_numpy(state), config.curriculum, config.passes, config.gamma)
+    out: list[Any] = [None] * len(seeds)
+    with borrowed(executor, "local", config.workers) as pool:
+        for finished, (index, result) in enumerate(
+                pool.completed(_search_task, seeds, shared=shared), 1):
+            out[index] = result
+            done(finished, result[1])
     return out
+
+
+def _numpy(state: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Weights as numpy arrays: what a task ships (a worker then needs no torch to read them)."""
+    return {k: v.detach().cpu().numpy() if hasattr(v, "detach") else v for k, v in state.items()}
+
+
+def _search_task(
+    shared: tuple[Mapping[str, Any], Curriculum, int, float], seed: tuple[int, ...]
+) -> tuple[Demonstrations, float]:
+    weights, curriculum, passes, gamma = shared
+    return search_episode(weights, curriculum, seed, passes, gamma)

@@ -1,8 +1,10 @@
 """PPO for the moldable-job scheduler, after CleanRL's single-file ``ppo.py``.
 
 Masked categorical actions, GAE, the clipped surrogate objective, an entropy bonus and a
-value head, over ``envs`` environments stepped together in one process (the simulator
-step, not the network, is the bottleneck, so processes would only fight over two cores).
+value head, over ``envs`` environments stepped together in one process (each step
+samples from one batched forward pass and the torch generator, so the rollout stays
+here). The warm start's demonstration episodes and the validation episodes are
+independent, greedy and numpy-only: they go to an :class:`engine.parallel.Executor`.
 Training starts from a behaviour-cloned copy of the heuristic teacher
 (:mod:`engine.drl.bc`) unless ``bc_episodes`` is 0, and keeps the weights that score
 best on a fixed validation set of curriculum workloads (training seeds, never the
@@ -32,6 +34,7 @@ from engine.drl.network import ActorCritic, copy_state
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
+from engine.parallel import Executor
 
 Progress = Callable[[Mapping[str, Any]], None]
 
@@ -105,24 +108,28 @@ def validation_workloads(config: PPOConfig) -> list[tuple[list[Job], Cluster]]:
 
 
 def greedy_score(
-    choose: Callable[[MoldableEnv], int], workloads: list[tuple[list[Job], Cluster]]
+    actor: NumpyActor | None,
+    workloads: list[tuple[list[Job], Cluster]],
+    executor: Executor | None = None,
 ) -> float:
-    """Mean avg-JCT / ideal (= minus the return) of a deterministic chooser."""
-    scores = []
-    for jobs, cluster in workloads:
-        env = MoldableEnv(jobs=jobs, cluster=cluster)
-        env.reset()
-        total, done = 0.0, False
-        while not done:
-            _, reward, done, _, _ = env.step(choose(env))
-            total += reward
-        scores.append(-total)
-    return float(np.mean(scores))
+    """Mean avg-JCT / ideal (= minus the return) of the greedy ``actor`` (``None``: the
+    teacher), one ``executor`` task per workload (default: here, in order)."""
+    returns = (executor or Executor("serial")).map(_greedy_return, workloads, shared=actor)
+    return float(np.mean([-total for total in returns]))
 
 
-def actor_chooser(model: ActorCritic) -> Callable[[MoldableEnv], int]:
-    actor = NumpyActor(model.state_dict())
-    return lambda env: int(np.argmax(actor.probabilities(env.decision.obs, env.decision.mask)))
+def _greedy_return(actor: NumpyActor | None, workload: tuple[list[Job], Cluster]) -> float:
+    jobs, cluster = workload
+    env = MoldableEnv(jobs=jobs, cluster=cluster)
+    env.reset()
+    total, done = 0.0, False
+    while not done:
+        point = env.decision
+        action = expert_action(point) if actor is None else int(
+            np.argmax(actor.probabilities(point.obs, point.mask)))
+        _, reward, done, _, _ = env.step(action)
+        total += reward
+    return total
 
 
 def train(
@@ -131,11 +138,14 @@ def train(
     should_stop: Callable[[], bool] | None = None,
     out: str | os.PathLike | None = None,
     resume: str | os.PathLike | None = None,
+    executor: Executor | None = None,
 ) -> TrainResult:
     """Train (or resume) a scheduler; writes ``learning_curve.csv`` and checkpoints to ``out``.
 
     ``progress`` receives each learning-curve row as it is made; ``should_stop`` is polled
     once per iteration and ends the run cleanly (checkpoint written) when it says so.
+    ``executor`` (default: this process) plays the warm start's demonstration episodes
+    and the validation episodes; PPO's rollouts and all learning stay here.
     """
     started = time.perf_counter()
     torch.set_num_threads(config.threads)
@@ -144,8 +154,11 @@ def train(
     model = ActorCritic(config.hidden)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
     validation = validation_workloads(config)
-    teacher_score = greedy_score(lambda env: expert_action(env.decision),
-                                 validation)
+    teacher_score = greedy_score(None, validation, executor)
+
+    def validate() -> float:
+        return greedy_score(NumpyActor(model.state_dict()), validation, executor)
+
     history: list[dict[str, Any]] = []
     start_iteration = 0
     best_state, best_score = None, float("inf")
@@ -171,18 +184,18 @@ def train(
             _rewrite_csv(out_dir / "learning_curve.csv", history)
     elif config.bc_episodes > 0:
         data = collect_demonstrations(
-            config.bc_episodes, config.curriculum, config.seed, config.gamma
+            config.bc_episodes, config.curriculum, config.seed, config.gamma, executor=executor
         )
         for round_ in range(config.dagger_rounds + 1):
             if round_:
                 data = merge(data, collect_demonstrations(
                     config.dagger_episodes, config.curriculum, config.seed + 7919 * round_,
-                    config.gamma, NumpyActor(model.state_dict()),
+                    config.gamma, NumpyActor(model.state_dict()), executor,
                 ))
             policy_loss, value_loss = clone(
                 model, data, config.bc_epochs, config.bc_lr, config.seed + round_
             )
-            score = greedy_score(actor_chooser(model), validation)
+            score = validate()
             if score < best_score:
                 best_state, best_score = copy_state(model), score
             emit(_row("bc", 0, len(data[2]), [], policy_loss, value_loss, score, teacher_score))
@@ -288,7 +301,7 @@ def train(
 
         score = float("nan")
         if iteration % config.eval_every == 0 or iteration == config.iterations:
-            score = greedy_score(actor_chooser(model), validation)
+            score = validate()
             if score < best_score:
                 best_state, best_score = copy_state(model), score
         mean = np.mean(stats, axis=0)
@@ -299,7 +312,7 @@ def train(
             _save(out_dir, model, optimizer, iteration, history, config, best_state, best_score)
 
     if best_state is None:  # PPO from scratch that never validated
-        best_state, best_score = copy_state(model), greedy_score(actor_chooser(model), validation)
+        best_state, best_score = copy_state(model), validate()
     checkpoint = None
     if out_dir is not None:
         checkpoint = _save(

@@ -110,23 +110,55 @@ POLICIES: dict[str, PolicyEntry] = {
     ),
 }
 
+ELASTIC_POLICIES: dict[str, PolicyEntry] = {
+    "tiresias": PolicyEntry(
+        "tiresias", "Tiresias", "Tiresias (preemptive)",
+        "Tiresias (NSDI'19): jobs run on exactly the GPUs they asked for, and the ones that "
+        "have had the least GPU time go first. Every minute the cluster is re-dealt: a "
+        "job that has had over 16 GPU-hours drops to a lower-priority queue and may be "
+        "paused (preempted) for newcomers, then resumed later. It needs no run times.",
+    ),
+    "optimus-elastic": PolicyEntry(
+        "optimus_elastic", "OptimusElastic", "Optimus (elastic)",
+        "Optimus (EuroSys'18) as published: every minute all jobs, running or waiting, are "
+        "re-sized. Each gets one GPU, then GPUs go one at a time to the job whose remaining "
+        "time drops most. Running jobs grow and shrink, each change costing a restart. "
+        "It needs run-time estimates.",
+    ),
+    "afs-elastic": PolicyEntry(
+        "afs_elastic", "AfsElastic", "AFS-L (elastic)",
+        "AFS-L (NSDI'21) as published: whenever a job arrives or ends, the whole cluster is "
+        "re-shared, running jobs included. GPUs go one at a time to the job that gains "
+        "most, weighing the shortest remaining time against how well each job uses one "
+        "more GPU; running jobs grow and shrink, each change costing a restart. It needs "
+        "run-time estimates.",
+    ),
+}
+"""Policies that preempt or resize running jobs; they run on the elastic simulator.
+
+Kept apart from :data:`POLICIES` (the moldable lab's list, which ``compare --policies
+all``, ``reproduce`` and the headline table iterate) so adding them changes no moldable
+result; :func:`make_policy` finds both.
+"""
+
 
 def display_name(name: str) -> str:
     """``Title (code-name)`` for a registered policy, else the name itself."""
-    entry = POLICIES.get(name)
+    entry = POLICIES.get(name) or ELASTIC_POLICIES.get(name)
     return f"{entry.title} ({name})" if entry else name
 
 
 def make_policy(name: str) -> Policy:
     """A fresh policy called ``name``; an unknown name raises ``UnknownName`` listing them."""
-    try:
-        entry = POLICIES[name]
-    except KeyError:
-        raise UnknownName(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
+    entry = POLICIES.get(name) or ELASTIC_POLICIES.get(name)
+    if entry is None:
+        known = ", ".join([*POLICIES, *ELASTIC_POLICIES])
+        raise UnknownName(f"unknown policy {name!r}; known: {known}")
     return entry()
 
 
 __all__ = [
+    "ELASTIC_POLICIES",
     "POLICIES",
     "Allocation",
     "FreeGpus",

@@ -38,12 +38,17 @@ class AfsL(Policy):
 
     def reset(self, cluster: Cluster, seed: int) -> None:
         self._sizing = Sizing(cluster)
+        self._left: dict[Job, float] | None = None  # elastic subclass: 1-GPU work left
 
     def schedule(self, view: SchedulerView) -> list[Allocation]:
-        total = view.cluster.total_gpus
-        runtime, useful = self._sizing.runtime, self._sizing.useful
-        spare = view.free_gpus
+        runtime = self._sizing.runtime
         by_length = sorted(view.waiting, key=lambda job: (runtime(job, job.min_gpus), job.index))
+        return allocations(self._share(by_length, view.free_gpus, view.cluster.total_gpus),
+                           "AFS-L")
+
+    def _share(self, by_length: list[Job], spare: int, total: int) -> dict[Job, int]:
+        """Deal ``spare`` GPUs to jobs (shortest first on their minimum) by the duel."""
+        useful = self._sizing.useful
         waiting = iter(by_length)
         newcomer = next(waiting, None)
         sizes: dict[Job, int] = {}
@@ -63,7 +68,7 @@ class AfsL(Policy):
             spare -= step
             if winner is newcomer:
                 newcomer = next(waiting, None)
-        return allocations(sizes, "AFS-L")
+        return sizes
 
     def _duel(self, first: Job, second: Job, sizes: dict[Job, int]) -> Job:
         """The one of two jobs AFS-L gives the next GPU to."""
@@ -77,7 +82,11 @@ class AfsL(Policy):
         return shorter if (l1 - l0) / l0 > (h1 - h0) / h1 else longer
 
     def _throughput(self, job: Job, gpus: int) -> float:
-        return 0.0 if gpus == 0 else 1.0 / self._sizing.runtime(job, gpus)
+        """``W``: 1 / run time, or 1 / remaining time when jobs have partly run."""
+        if gpus == 0:
+            return 0.0
+        rate = 1.0 / self._sizing.runtime(job, gpus)
+        return rate if self._left is None else rate * job.runtime_1gpu / self._left[job]
 
 
 def _next(job: Job, sizes: dict[Job, int]) -> int:

@@ -2,8 +2,10 @@
 
 Arrivals and completions are events on an :class:`EventQueue`; after each batch of
 events at one instant the policy is asked what to start. Jobs keep their GPUs until they
-end (no preemption). Nothing here is random, so a run is a pure function of the
-workload, the policy and the seed handed to the policy.
+end (no preemption; policies that preempt, resize or tick run on the subclass in
+``engine.simulator.elastic``, so this hot path carries none of it). Nothing here is
+random, so a run is a pure function of the workload, the policy and the seed handed to
+the policy.
 """
 
 from __future__ import annotations
@@ -224,8 +226,22 @@ class Simulator:
         )
 
 
+def make_simulator(
+    jobs: Sequence[Job], cluster: Cluster, policy: Policy, seed: int = 0, **delays: float
+) -> Simulator:
+    """The simulator ``policy`` needs: the elastic one if it preempts, resizes or ticks.
+
+    ``delays`` (``restart_delay``, ``start_delay``) are the elastic simulator's.
+    """
+    if policy.preemptive or policy.resizes or policy.interval is not None:
+        from engine.simulator.elastic import ElasticSimulator
+
+        return ElasticSimulator(jobs, cluster, policy, seed, **delays)
+    return Simulator(jobs, cluster, policy, seed)
+
+
 def simulate(
-    jobs: Sequence[Job], cluster: Cluster, policy: Policy, seed: int = 0
+    jobs: Sequence[Job], cluster: Cluster, policy: Policy, seed: int = 0, **delays: float
 ) -> SimulationResult:
-    """Run ``policy`` on ``jobs`` from start to finish."""
-    return Simulator(jobs, cluster, policy, seed).run()
+    """Run ``policy`` on ``jobs`` from start to finish (see :func:`make_simulator`)."""
+    return make_simulator(jobs, cluster, policy, seed, **delays).run()

@@ -13,6 +13,7 @@ from enum import IntEnum
 class EventKind(IntEnum):
     ARRIVAL = 0
     COMPLETION = 1
+    TICK = 2  # a periodic scheduling round (elastic runs only)
 
 
 class EventQueue:

@@ -124,8 +124,14 @@ def build_result(
     running: Iterable[RunningJob],
     decisions: Sequence[Decision],
     timeline: Sequence[tuple[float, int, int, int]],
+    columns: Mapping[str, np.ndarray] | None = None,
+    extras: Mapping[str, Any] | None = None,
 ) -> SimulationResult:
-    """Assemble tables and metrics; a running job has a start but no end yet."""
+    """Assemble tables and metrics; a running job has a start but no end yet.
+
+    ``columns`` are extra per-job columns (elastic runs: ``resizes``, ``preemptions``,
+    ``gpu_seconds``; the last replaces ``gpus x (end - start)`` in the utilization).
+    """
     n = len(jobs)
     submit = np.fromiter((j.submit_time for j in jobs), float, n)
     start = np.full(n, np.nan)
@@ -160,6 +166,7 @@ def build_result(
             "wait": start - submit,
             "jct": jct,
             "slowdown": jct / ideal,
+            **(columns or {}),
         }
     )
     return SimulationResult(
@@ -169,6 +176,7 @@ def build_result(
         jobs=table,
         timeline=_timeline_frame(timeline),
         decisions=decision_table(decisions),
+        extras=extras or {},
     )
 
 
@@ -212,7 +220,10 @@ def summarize(table: pd.DataFrame, ideal: np.ndarray, cluster: Cluster) -> Summa
         return Summary(len(table), 0, nan, nan, nan, nan, nan, nan, nan, float(ideal.mean()))
     first_submit = float(table["submit"].min())
     makespan = float(table["end"].max()) - first_submit
-    busy = table["gpus"].to_numpy()[done] * (table["end"] - table["start"]).to_numpy()[done]
+    if "gpu_seconds" in table:
+        busy = table["gpu_seconds"].to_numpy()[done]
+    else:
+        busy = table["gpus"].to_numpy()[done] * (table["end"] - table["start"]).to_numpy()[done]
     return Summary(
         jobs=len(table),
         completed=int(done.sum()),

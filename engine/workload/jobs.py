@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.cluster import Cluster
-from engine.job import Job
+from engine.job import Job, with_mode
 from engine.workload.bulk import collector_paused
 from engine.workload.errors import WorkloadError
 from engine.workload.models import speedup_models
@@ -13,8 +13,12 @@ from engine.workload.validate import cluster_problems
 from engine.workload.workload import Workload
 
 
-def to_jobs(workload: Workload, cluster: Cluster) -> list[Job]:
+def to_jobs(workload: Workload, cluster: Cluster, mode: str | None = None) -> list[Job]:
     """The workload's jobs in frame order (``Job.index`` = row), fitted to ``cluster``.
+
+    ``mode`` (rigid, moldable, malleable; see ``engine.job.MODES``) sets every job's
+    mode; ``None`` keeps each row's ``mode`` column. All-moldable jobs are built exactly
+    as before modes existed (one vectorised check), so their runs are unchanged.
 
     ``max_gpus`` is clipped to the cluster. A workload loaded for a bigger cluster may
     hold jobs that cannot run on this one at all; those raise a WorkloadError naming
@@ -27,7 +31,7 @@ def to_jobs(workload: Workload, cluster: Cluster) -> list[Job]:
     models, codes = speedup_models(frame)
     max_gpus = np.minimum(frame["max_gpus"].to_numpy(), cluster.total_gpus)
     with collector_paused():
-        return [
+        jobs = [
             Job(index, *fields)
             for index, fields in enumerate(
                 zip(
@@ -43,3 +47,10 @@ def to_jobs(workload: Workload, cluster: Cluster) -> list[Job]:
                 )
             )
         ]
+    if mode is not None:
+        return [with_mode(job, mode) for job in jobs]
+    modes = frame["mode"].to_numpy()
+    if (modes == "moldable").all():
+        return jobs
+    return [job if m == "moldable" else with_mode(job, m)
+            for job, m in zip(jobs, modes, strict=True)]

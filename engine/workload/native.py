@@ -16,11 +16,11 @@ from engine.workload.validate import build_workload
 from engine.workload.workload import Workload
 
 _TEMPLATE_ROWS: tuple[tuple[object, ...], ...] = (
-    # submit, runtime_1gpu, model, requested, min, max, job_id, serial, A, sigma
-    (0, 3600, "bert", 4, 1, 16, "bert-finetune", math.nan, math.nan, math.nan),
-    (120, 7200, "amdahl", 8, 2, 32, "amdahl-job", 0.02, math.nan, math.nan),
-    (300, 1800, "downey", 2, 1, 8, "downey-job", math.nan, 16.0, 0.5),
-    (900, 14400, "linear", 16, 4, 64, "ideal-job", math.nan, math.nan, math.nan),
+    # submit, runtime_1gpu, model, requested, min, max, job_id, mode, serial, A, sigma
+    (0, 3600, "bert", 4, 1, 16, "bert-finetune", "moldable", math.nan, math.nan, math.nan),
+    (120, 7200, "amdahl", 8, 2, 32, "amdahl-job", "rigid", 0.02, math.nan, math.nan),
+    (300, 1800, "downey", 2, 1, 8, "downey-job", "malleable", math.nan, 16.0, 0.5),
+    (900, 14400, "linear", 16, 4, 64, "ideal-job", "moldable", math.nan, math.nan, math.nan),
 )
 
 
@@ -45,8 +45,15 @@ def parse_native(text: str, cluster: Cluster, limit: RowLimit, name: str) -> Wor
 
 
 def save_csv(workload: Workload, path_or_buffer: str | os.PathLike | IO[str]) -> None:
-    """Write the workload as native CSV (NaN as an empty cell, floats exact)."""
-    workload.frame.to_csv(path_or_buffer, index=False, na_rep="")
+    """Write the workload as native CSV (NaN as an empty cell, floats exact).
+
+    An all-moldable workload is written without the ``mode`` column, byte for byte as
+    before modes existed (and as fast to read back).
+    """
+    frame = workload.frame
+    if (frame["mode"].to_numpy() == "moldable").all():
+        frame = frame.drop(columns="mode")
+    frame.to_csv(path_or_buffer, index=False, na_rep="")
 
 
 def to_csv_bytes(workload: Workload) -> bytes:

@@ -12,6 +12,7 @@ from enum import Enum
 
 import numpy as np
 
+from engine.job import MODES
 from engine.speedup import MODEL_NAMES
 
 
@@ -155,6 +156,16 @@ COLUMNS: tuple[Column, ...] = (
     ),
     Column(
         "job_id", str, False, Derived.ROW_NUMBER, "", "The job's label, unique within the workload."
+    ),
+    Column(
+        "mode",
+        str,
+        False,
+        "moldable",
+        "",
+        "rigid: runs exactly its request; moldable: its GPU count is fixed when it starts; "
+        "malleable: elastic policies may resize it while it runs.",
+        choices=MODES,
     ),
     Column(
         "serial_fraction",

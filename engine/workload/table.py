@@ -257,7 +257,7 @@ def header_problems(
     for name in header:
         if name in known or not name:
             continue
-        match = difflib.get_close_matches(name.lower(), lowered, n=1, cutoff=_TYPO_CUTOFF)
+        match = _closest(name.lower(), lowered)
         if match:
             suggested.add(lowered[match[0]])
             problems.append(
@@ -272,6 +272,13 @@ def header_problems(
         hint = f"; is {match[0]!r} it? Rename it to {name!r}" if match else ""
         problems.append(Problem(None, name, f"required column is missing{hint}"))
     return problems, tuple(unknown)
+
+
+def _closest(name: str, known: Sequence[str]) -> list[str]:
+    """The known name ``name`` most likely misspells: swapped letters first (``modle`` is
+    ``model``, not ``mode``), else the closest by ``difflib``."""
+    swapped = [k for k in known if len(k) == len(name) and sorted(k) == sorted(name)]
+    return swapped[:1] or difflib.get_close_matches(name, known, n=1, cutoff=_TYPO_CUTOFF)
 
 
 def _header(cells: list[str], line: int) -> tuple[str, ...]:

@@ -49,7 +49,7 @@ def test_a_named_folder_without_traces_is_an_error_before_any_run(make, tmp_path
 
 def test_a_named_folder_with_traces_gets_the_pollux_cell(one_small_cell, tmp_path, capsys):
     folder = _traces(tmp_path / "traces")
-    argv = ["reproduce", "--seeds", "1", "--processes", "1", "--json"]
+    argv = ["reproduce", "--seeds", "1", "--workers", "1", "--json"]
     assert main([*argv, "--pollux-dir", str(folder)]) == 0
     out, err = capsys.readouterr()
     report = json.loads(out)
@@ -62,7 +62,7 @@ def test_the_default_folder_comes_from_the_reference_data(one_small_cell, tmp_pa
                                                           capsys):
     _traces(tmp_path / "pollux" / "workloads")
     monkeypatch.setenv(DATA_ENV, str(tmp_path))
-    assert main(["reproduce", "--seeds", "1", "--processes", "1", "--json"]) == 0
+    assert main(["reproduce", "--seeds", "1", "--workers", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["cells"][-1]["cell"].startswith("Pollux traces (1)")
 
@@ -70,7 +70,7 @@ def test_the_default_folder_comes_from_the_reference_data(one_small_cell, tmp_pa
 def test_a_missing_default_folder_leaves_the_cell_out_and_says_so(one_small_cell, tmp_path,
                                                                   monkeypatch, capsys):
     monkeypatch.setenv(DATA_ENV, str(tmp_path))
-    assert main(["reproduce", "--seeds", "1", "--processes", "1", "--json"]) == 0
+    assert main(["reproduce", "--seeds", "1", "--workers", "1", "--json"]) == 0
     out, err = capsys.readouterr()
     (note,) = err.splitlines()
     assert note.startswith(f"note: {tmp_path / 'pollux' / 'workloads'}: no such folder")
@@ -82,11 +82,11 @@ def test_a_missing_default_folder_leaves_the_cell_out_and_says_so(one_small_cell
 
 def test_one_seed_prints_no_interval_and_json_null(one_small_cell, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(DATA_ENV, str(tmp_path))
-    assert main(["reproduce", "--seeds", "1", "--processes", "1"]) == 0
+    assert main(["reproduce", "--seeds", "1", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "nan" not in out and "+-" not in out
     assert "drl" in out and "(1 run)" in out
-    assert main(["reproduce", "--seeds", "1", "--processes", "1", "--json"]) == 0
+    assert main(["reproduce", "--seeds", "1", "--workers", "1", "--json"]) == 0
     (cell,) = json.loads(capsys.readouterr().out)["cells"]
     drl = cell["policies"]["drl"]
     assert drl["ci95"] is None and drl["runs"] == 1

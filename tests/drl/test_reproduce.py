@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from engine.cli.reproduce import Cell, evaluate, format_report
 from engine.cluster import Cluster
+from engine.parallel import Executor
 from engine.workload import GeneratorConfig
 
 
 def test_one_tiny_cell_reports_every_policy_and_the_reduction():
     cell = Cell("tiny", Cluster(2, 4), [0, 1], GeneratorConfig(jobs=15, load=0.9))
-    report = evaluate([cell], processes=1)
+    report = evaluate([cell], Executor("serial"))
     (row,) = report["cells"]
     assert {"drl", "threshold-optimal", "sjf-knee"} <= set(row["policies"])
     drl, threshold = row["policies"]["drl"]["mean"], row["policies"]["threshold-optimal"]["mean"]
@@ -25,7 +26,7 @@ def test_one_tiny_cell_reports_every_policy_and_the_reduction():
 
 def test_one_workload_per_cell_leaves_the_held_out_threshold_out():
     cell = Cell("single", Cluster(2, 4), [0], GeneratorConfig(jobs=10, load=0.9))
-    report = evaluate([cell], processes=1)
+    report = evaluate([cell], Executor("serial"))
     assert "threshold-held-out" not in report["cells"][0]["policies"]
     assert report["average_reduction_vs_threshold_held_out"] is None
     text = format_report(report)

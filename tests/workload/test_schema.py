@@ -26,6 +26,7 @@ def test_schema_lists_the_native_columns_in_order() -> None:
         "min_gpus",
         "max_gpus",
         "job_id",
+        "mode",
         "serial_fraction",
         "downey_A",
         "downey_sigma",

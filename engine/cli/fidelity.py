@@ -1,0 +1,149 @@
+"""``fidelity``: our Tiresias and Optimus against the Pollux simulator, on its workloads.
+
+The Pollux OSDI'21 artifact simulates its 8 workloads (``../shared/data/pollux/
+workloads``) on 16 nodes x 4 GPUs. We run the same workloads with ``tiresias`` (rigid
+jobs on their ``num_replicas``) and ``optimus-elastic`` (malleable jobs), each job's
+speed from the artifact's own job model (``engine.speedup.artifact``), and only the
+physical constants the artifact states: 60 s scheduling rounds, a 30 s restart delay
+on every allocation including the first, and its placement on the emptiest nodes.
+Nothing is fitted per workload.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from engine.cli.common import print_json
+from engine.cluster import Cluster
+from engine.job import Job
+from engine.paths import shared_data
+from engine.policies import make_policy
+from engine.simulator import simulate
+from engine.speedup.artifact import ArtifactJob, load_application
+
+PUBLISHED: dict[str, dict[str, float]] = {
+    "tiresias": {
+        "workload-1": 2473.65, "workload-2": 5144.9625, "workload-3": 3876.25625,
+        "workload-4": 3280.2625, "workload-5": 3501.0125, "workload-6": 3469.69375,
+        "workload-7": 5479.9125, "workload-8": 5079.70625,
+    },
+    "optimus": {
+        "workload-1": 4087.0625, "workload-2": 6913.875, "workload-3": 3944.00625,
+        "workload-4": 5967.75, "workload-5": 5656.25, "workload-6": 5301.875,
+        "workload-7": 7290.85625, "workload-8": 6293.79375,
+    },
+    "pollux": {
+        "workload-1": 2088.76875, "workload-2": 3322.94375, "workload-3": 2188.49375,
+        "workload-4": 2720.98125, "workload-5": 2673.7, "workload-6": 2446.13125,
+        "workload-7": 3616.14375, "workload-8": 2951.90625,
+    },
+}
+"""The artifact's average JCT (s) per workload: ``avgs`` of
+``simulator/results-jobload/{tiresias,optimus,pollux}-1.0/summary.json`` (petuum/adaptdl,
+branch osdi21-artifact, Apache-2.0), written by ``python3 simulator.py --policy P
+--output DIR workloads/``; workload-6 is the README's figure for each policy."""
+
+OURS = {"tiresias": "tiresias", "optimus": "optimus-elastic"}
+"""The artifact's policy -> ours."""
+MODES = {"tiresias": "rigid", "optimus-elastic": "malleable"}
+CLUSTER = Cluster(16, 4)
+RESTART_DELAY = 30.0
+"""The artifact's ``Job.reallocate``: 30 s on every new allocation, the first included."""
+
+
+def workloads_dir() -> Path:
+    return shared_data("pollux", "workloads")
+
+
+def artifact_jobs(path: Path, mode: str) -> list[Job]:
+    """A Pollux workload's jobs with the artifact's job model, as ``mode`` jobs.
+
+    Rigid jobs run their ``num_replicas``; malleable ones range over 1 GPU up to the
+    artifact's Optimus limit ``batch_size // min_local_bsz`` (ncf: 1, as there).
+    """
+    table = pd.read_csv(path)
+    models: dict[tuple[str, int], ArtifactJob] = {}
+    jobs = []
+    for index, row in enumerate(table.itertuples()):
+        app = load_application(row.application)
+        model = models.setdefault((row.application, row.batch_size),
+                                  ArtifactJob(app, int(row.batch_size)))
+        replicas = int(row.num_replicas)
+        if mode == "rigid":
+            low = high = replicas
+        else:
+            low = 1
+            high = 1 if row.application == "ncf" else min(
+                CLUSTER.total_gpus, int(row.batch_size) // app.min_local_bsz)
+        jobs.append(Job(index, row.name, float(row.time), model.duration(1, 1),
+                        row.application, model, replicas, low, high, mode))
+    return jobs
+
+
+@dataclass(frozen=True)
+class Row:
+    workload: str
+    policy: str
+    ours: float
+    artifact: float
+    seconds: float
+
+    @property
+    def error(self) -> float:
+        return self.ours / self.artifact - 1.0
+
+
+def measure(names: Sequence[str], policies: Sequence[str] = tuple(OURS)) -> list[Row]:
+    """Our average JCT beside the artifact's, per workload and policy."""
+    rows = []
+    for name in names:
+        for theirs in policies:
+            ours = OURS[theirs]
+            jobs = artifact_jobs(workloads_dir() / f"{name}.csv", MODES[ours])
+            began = time.process_time()
+            result = simulate(jobs, CLUSTER, make_policy(ours),
+                              restart_delay=RESTART_DELAY, start_delay=RESTART_DELAY)
+            seconds = time.process_time() - began
+            rows.append(Row(name, ours, result.summary.avg_jct, PUBLISHED[theirs][name],
+                            seconds))
+    return rows
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workloads", default="all",
+                        help="comma-separated names (workload-1 ...), or all")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    names = (sorted(PUBLISHED["tiresias"]) if args.workloads == "all"
+             else args.workloads.split(","))
+    unknown = sorted(set(names) - set(PUBLISHED["tiresias"]))
+    if unknown:
+        raise ValueError(f"unknown workload {unknown[0]!r}; known: workload-1..workload-8")
+    rows = measure(names)
+    if args.json:
+        print_json([{**vars(r), "relative_error": r.error} for r in rows])
+        return 0
+    print(f"{'workload':<12}{'policy':<17}{'ours':>9}{'artifact':>10}{'error':>8}")
+    for r in rows:
+        print(f"{r.workload:<12}{r.policy:<17}{r.ours:>9.1f}{r.artifact:>10.1f}{r.error:>+8.1%}")
+    for policy in dict.fromkeys(r.policy for r in rows):
+        errors = [abs(r.error) for r in rows if r.policy == policy]
+        print(f"{policy}: mean absolute error {sum(errors) / len(errors):.1%}, "
+              f"worst {max(errors):.1%}")
+    by = {(r.workload, r.policy): r for r in rows}
+    flips = [name for name in names if len({by[name, p].policy for p in OURS.values()
+                                            if (name, p) in by}) == 2
+             and (by[name, "tiresias"].ours < by[name, "optimus-elastic"].ours)
+             != (by[name, "tiresias"].artifact < by[name, "optimus-elastic"].artifact)]
+    print(f"order tiresias vs optimus as the artifact's: {len(names) - len(flips)} of "
+          f"{len(names)} workloads" + (f" (not {', '.join(flips)})" if flips else ""))
+    return 0

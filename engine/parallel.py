@@ -1,0 +1,271 @@
+"""Independent simulation tasks over one of three backends, with the same results on each.
+
+Every heavy command here (``compare``, ``reproduce``, ``headroom``, expert iteration's
+searches, behaviour cloning's episodes) is a list of tasks that share nothing but their
+inputs, so one mapper serves them all:
+
+* ``serial``: in this process, in order (tests, tiny jobs);
+* ``local`` (the default): a pool of spawned worker processes, one per core, started on
+  the first map that is worth it and reused for the executor's later maps; a map too
+  small to repay starting workers (``PARALLEL_MIN_WORK``) runs in-process instead;
+* ``ray``: Ray tasks, on the cluster at ``RAY_ADDRESS`` when it is set, else on a
+  local Ray started for the executor. Ray is an optional extra, imported only here.
+
+A map takes ``fn(shared, task)``, a module-level function (workers import it by name),
+the tasks, and ``shared``: the inputs every task reads (workloads, weights), shipped
+once per map rather than once per task. Tasks go in strided chunks (a few per worker, so
+unequal tasks even out and progress moves as chunks finish); results come back in task
+order, and each task is computed by the same code on every backend, so the results are
+bit-identical whatever ran them. Workers are spawned, never forked: safe under threads
+(the app) and after torch has run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import multiprocessing
+import os
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, TypeVar
+
+from engine.errors import LabError
+
+BACKENDS: tuple[str, ...] = ("serial", "local", "ray")
+RAY_ADDRESS = "RAY_ADDRESS"
+"""The environment variable Ray itself reads; set, it makes ``ray`` the default backend."""
+PARALLEL_MIN_WORK = 100_000
+"""Simulated jobs (runs x jobs per run) below which ``local`` with no worker count stays
+in-process: about 5 s of simulation, the point where starting workers (about a second
+on a busy 2-core machine) starts to pay."""
+CHUNKS_PER_WORKER = 8
+"""Chunks per worker in a map: enough that the last chunk leaves little tail and progress
+moves, few enough that the shared inputs are not shipped again and again."""
+
+T = TypeVar("T")
+R = TypeVar("R")
+Task = Callable[[Any, T], R]
+Progress = Callable[[int, int], None]
+
+
+class BackendUnavailable(LabError):
+    """The backend asked for cannot run here (Ray not installed)."""
+
+
+def default_backend() -> str:
+    """``ray`` when ``RAY_ADDRESS`` names a cluster, else ``local``."""
+    return "ray" if os.environ.get(RAY_ADDRESS) else "local"
+
+
+def cores() -> int:
+    """CPUs this process may use (its affinity, not the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def describe_backend(backend: str | None = None, workers: int | None = None) -> str:
+    """One line saying where tasks would run, for a sidebar or a log; connects to nothing."""
+    name = backend or default_backend()
+    if name == "serial":
+        return "serial: one process"
+    if name == "ray":
+        address = os.environ.get(RAY_ADDRESS)
+        if address:
+            return f"ray: the cluster at {address} ({RAY_ADDRESS})"
+        return f"ray: a local Ray on {workers or cores()} CPUs"
+    return f"local: up to {workers or cores()} worker processes on {cores()} CPUs"
+
+
+class Executor:
+    """Maps tasks on one backend; use it as a context manager so its workers are stopped.
+
+    ``workers`` caps the processes (``local``) or the CPUs of a local Ray (``ray``);
+    ``None`` takes every core, and lets ``local`` keep small maps in-process. With
+    ``workers=1``, ``local`` runs in-process too.
+    """
+
+    def __init__(self, backend: str | None = None, workers: int | None = None) -> None:
+        self.backend = backend or default_backend()
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r}; expected one of "
+                             f"{', '.join(BACKENDS)}")
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self._asked = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._ray: Any = None
+        self._owns_ray = False
+        self._calls = itertools.count()
+        if self.backend == "ray":
+            self._ray, self._owns_ray = _start_ray(workers)
+
+    @property
+    def workers(self) -> int:
+        """How many tasks run at once (at most)."""
+        if self.backend == "serial":
+            return 1
+        if self.backend == "ray":
+            return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+        return self._asked or cores()
+
+    def describe(self) -> str:
+        if self.backend == "ray":
+            where = os.environ.get(RAY_ADDRESS) or "a local Ray"
+            return f"ray: {where}, {self.workers} CPUs"
+        return describe_backend(self.backend, self._asked)
+
+    def in_process(self, tasks: int, work: float | None = None) -> bool:
+        """Whether a map of ``tasks`` tasks (``work`` simulated jobs in all) runs here."""
+        if self.backend == "serial" or tasks < 2:
+            return True
+        if self.backend == "ray":
+            return False
+        if self.workers < 2:
+            return True
+        return self._asked is None and self._pool is None and (
+            work is not None and work < PARALLEL_MIN_WORK)
+
+    def start(self, *modules: str) -> Executor:
+        """Start ``local``'s workers now, importing ``modules`` in each, so their start-up
+        overlaps the caller's own preparation; only for maps known to be big."""
+        if self.backend == "local" and self.workers > 1 and self._pool is None:
+            self._pool = self._new_pool()
+            for _ in range(self.workers):
+                self._pool.submit(_import, modules)
+        return self
+
+    def map(
+        self,
+        fn: Task,
+        tasks: Sequence[T],
+        *,
+        shared: Any = None,
+        work: float | None = None,
+        progress: Progress | None = None,
+    ) -> list[R]:
+        """``[fn(shared, task) for task in tasks]``, computed on this backend.
+
+        ``work`` (simulated jobs) lets ``local`` keep a small map in-process;
+        ``progress(done, total)`` is called as tasks finish.
+        """
+        total = len(tasks)
+        results: list[Any] = [None] * total
+        if progress is not None:
+            progress(0, total)
+        for done, (index, value) in enumerate(self.completed(fn, tasks, shared=shared,
+                                                             work=work), 1):
+            results[index] = value
+            if progress is not None:
+                progress(done, total)
+        return results
+
+    def completed(
+        self, fn: Task, tasks: Sequence[T], *, shared: Any = None, work: float | None = None
+    ) -> Iterator[tuple[int, R]]:
+        """``(index, fn(shared, tasks[index]))`` for every task, as tasks finish."""
+        if self.in_process(len(tasks), work):
+            for index, task in enumerate(tasks):
+                yield index, fn(shared, task)
+            return
+        chunks = _strided(len(tasks), min(len(tasks), self.workers * CHUNKS_PER_WORKER))
+        for indices, values in self._chunks(fn, tasks, shared, chunks):
+            yield from zip(indices, values, strict=True)
+
+    def _chunks(
+        self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]]
+    ) -> Iterator[tuple[list[int], list[Any]]]:
+        """Each chunk's task indices and results, as chunks finish."""
+        if self.backend == "ray":
+            ray = self._ray
+            remote = ray.remote(_run_chunk)
+            shared_ref = ray.put(shared)
+            pending = {remote.remote(fn, shared_ref, [tasks[i] for i in chunk]): chunk
+                       for chunk in chunks}
+            while pending:
+                (ready,), _ = ray.wait(list(pending), num_returns=1)
+                yield pending.pop(ready), ray.get(ready)
+            return
+        if self._pool is None:
+            self._pool = self._new_pool()
+        call, blob = next(self._calls), pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
+        futures: dict[Future, list[int]] = {
+            self._pool.submit(_run_local_chunk, fn, call, blob, [tasks[i] for i in chunk]): chunk
+            for chunk in chunks
+        }
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers,
+                                   mp_context=multiprocessing.get_context("spawn"))
+
+    def close(self) -> None:
+        """Stop the workers, and the Ray connection this executor opened (not one it found)."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        if self._owns_ray:
+            self._ray.shutdown()
+        self._ray = None
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def borrowed(
+    executor: Executor | None, backend: str | None = None, workers: int | None = None
+) -> AbstractContextManager[Executor]:
+    """``executor`` as it is (whoever made it closes it), or a new one, closed on exit."""
+    return nullcontext(executor) if executor is not None else Executor(backend, workers)
+
+
+def _strided(total: int, count: int) -> list[list[int]]:
+    """``count`` chunks of task indices, task ``i`` in chunk ``i % count``."""
+    return [list(range(start, total, count)) for start in range(count)]
+
+
+def _import(modules: Sequence[str]) -> None:
+    for module in modules:
+        importlib.import_module(module)
+
+
+def _run_chunk(fn: Task, shared: Any, tasks: list[Any]) -> list[Any]:
+    return [fn(shared, task) for task in tasks]
+
+
+_shared_cache: tuple[int, Any] | None = None
+"""A local worker's last map: its number and the unpickled shared inputs."""
+
+
+def _run_local_chunk(fn: Task, call: int, blob: bytes, tasks: list[Any]) -> list[Any]:
+    """Run a chunk in a pool worker, unpickling the map's shared inputs once per worker."""
+    global _shared_cache
+    if _shared_cache is None or _shared_cache[0] != call:
+        _shared_cache = (call, pickle.loads(blob))
+    return _run_chunk(fn, _shared_cache[1], tasks)
+
+
+def _start_ray(workers: int | None) -> tuple[Any, bool]:
+    """Ray, connected, and whether this call connected it: to an existing connection, to
+    ``RAY_ADDRESS``'s cluster if set, else to a new local Ray."""
+    try:
+        import ray
+    except ImportError as missing:
+        raise BackendUnavailable(
+            "the ray backend needs Ray: pip install -e \".[ray]\" (or pip install ray), "
+            "or use --backend local") from missing
+    if ray.is_initialized():
+        return ray, False
+    if os.environ.get(RAY_ADDRESS):
+        ray.init(log_to_driver=False)
+    else:
+        ray.init(address="local",  # a new one, whatever an earlier `ray start` left behind
+                 num_cpus=workers or cores(), include_dashboard=False, log_to_driver=False)
+    return ray, True

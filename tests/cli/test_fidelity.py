@@ -1,0 +1,32 @@
+"""``fidelity``: one Pollux workload against the artifact's published figure (loose bound)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.cli import main
+from engine.cli.fidelity import PUBLISHED, measure, workloads_dir
+
+pytestmark = pytest.mark.skipif(
+    not (workloads_dir() / "workload-6.csv").exists(), reason="../shared/data is absent"
+)
+
+
+def test_tiresias_on_workload_6_is_near_the_artifacts_figure():
+    (row,) = measure(["workload-6"], ("tiresias",))
+    assert row.artifact == PUBLISHED["tiresias"]["workload-6"] == pytest.approx(3469.69, abs=0.01)
+    assert abs(row.error) < 0.10  # measured: -0.6 %
+
+
+def test_the_command_prints_json_rows(capsys):
+    assert main(["fidelity", "--workloads", "workload-1", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["policy"] for r in rows] == ["tiresias", "optimus-elastic"]
+    assert all(abs(r["relative_error"]) < 0.2 for r in rows)
+
+
+def test_an_unknown_workload_is_a_readable_error(capsys):
+    assert main(["fidelity", "--workloads", "workload-9"]) == 2
+    assert "unknown workload 'workload-9'" in capsys.readouterr().err

@@ -1,0 +1,67 @@
+"""engine.parallel: the same results in task order on every backend, and when work stays here."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from engine.parallel import (
+    PARALLEL_MIN_WORK,
+    RAY_ADDRESS,
+    BackendUnavailable,
+    Executor,
+    default_backend,
+    describe_backend,
+)
+
+TASKS = list(range(40))
+
+
+def test_serial_and_local_workers_give_the_same_results_in_task_order():
+    seen: list[tuple[int, int]] = []
+    with Executor("local", workers=2) as executor:
+        assert not executor.in_process(len(TASKS))
+        got = executor.map(pow, TASKS, shared=3,  # pow(shared, task), in a worker
+                           progress=lambda done, total: seen.append((done, total)))
+        again = executor.map(pow, TASKS, shared=5)  # the pool is reused, the new inputs used
+    assert got == [pow(3, t) for t in TASKS] == Executor("serial").map(pow, TASKS, shared=3)
+    assert again == [pow(5, t) for t in TASKS]
+    assert seen[0] == (0, len(TASKS)) and seen[-1] == (len(TASKS), len(TASKS))
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+
+
+def test_small_work_stays_in_process_unless_a_worker_count_is_given():
+    auto = Executor("local")
+    assert auto.in_process(10, work=PARALLEL_MIN_WORK - 1)
+    assert auto.in_process(1, work=10 * PARALLEL_MIN_WORK)  # one task: nothing to spread
+    assert auto.in_process(10, work=10 * PARALLEL_MIN_WORK) == (auto.workers < 2)
+    assert not Executor("local", workers=2).in_process(10, work=1)
+    assert Executor("local", workers=1).in_process(10, work=10 * PARALLEL_MIN_WORK)
+    assert Executor("serial").in_process(10, work=10 * PARALLEL_MIN_WORK)
+
+
+def test_completed_yields_every_index_once():
+    pairs = list(Executor("serial").completed(pow, TASKS, shared=2))
+    assert sorted(index for index, _ in pairs) == TASKS
+    assert all(value == 2**index for index, value in pairs)
+
+
+def test_ray_address_makes_ray_the_default(monkeypatch):
+    monkeypatch.delenv(RAY_ADDRESS, raising=False)
+    assert default_backend() == "local"
+    assert describe_backend().startswith("local: up to ")
+    monkeypatch.setenv(RAY_ADDRESS, "10.0.0.1:6379")
+    assert default_backend() == "ray"
+    assert describe_backend() == f"ray: the cluster at 10.0.0.1:6379 ({RAY_ADDRESS})"
+    assert describe_backend("serial") == "serial: one process"
+
+
+def test_bad_settings_and_a_missing_ray_are_clear_errors(monkeypatch):
+    with pytest.raises(ValueError, match="unknown backend 'spark'"):
+        Executor("spark")
+    with pytest.raises(ValueError, match="at least 1"):
+        Executor("local", workers=0)
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    with pytest.raises(BackendUnavailable, match=r'pip install -e "\.\[ray\]"'):
+        Executor("ray")
