@@ -12,22 +12,30 @@ from engine.compare import (
     summarize_comparison,
     threshold_sweep,
 )
-from lab import figures, runs, state, ui
+from engine.policies import display_name
+from lab import figures, line, runs, state, ui
 
 st.title("Compare policies")
 names = runs.policy_names()
-chosen = st.multiselect("policies", names, default=names, key="cmp_policies")
+if "cmp_policies" not in st.session_state:
+    st.session_state["cmp_policies"] = runs.default_comparison()
+pick, every = st.columns([5, 1], vertical_alignment="bottom")
+chosen = pick.multiselect("policies", names, format_func=display_name, key="cmp_policies")
+every.button("All policies", key="cmp_all", on_click=runs.choose_all, args=("cmp_policies",))
 left, right = st.columns([3, 1])
-seeds = left.slider("seeds (workloads)", 1, 10, 3, key="cmp_seeds",
-                    help="A generated workload is redrawn with each seed; a loaded one is "
-                    "replayed, and only the policies' seeds change.")
 first = state.seed()
-st.caption(f"Seeds {first}…{first + seeds - 1} of the active workload settings on "
-           f"{state.cluster()}. `python -m engine compare` gives the same table.")
+if state.origin() == "generated":
+    seeds = left.slider("seeds (workloads)", 1, 10, 3, key="cmp_seeds",
+                        help="The generated workload is redrawn with each seed.")
+    st.caption(f"Seeds {first}…{first + seeds - 1} of the active workload settings on "
+               f"{state.cluster()}.")
+else:  # replaying the same jobs gives the same numbers: no honest interval to draw
+    seeds = 1
+    st.caption(f"{state.origin()} on {state.cluster()}: one fixed set of jobs, so one run "
+               "per policy and no confidence intervals (generate workloads to vary them).")
 if right.button("Run comparison", type="primary", key="cmp_run", disabled=not chosen):
-    with ui.inline_errors():
-        results, skipped = runs.compare_runs(chosen, first, seeds,
-                                             ui.progress_bar("Simulating…"))
+    with ui.inline_errors(), ui.queued(line.compare_line(), "Simulating…") as progress:
+        results, skipped = runs.compare_runs(chosen, first, seeds, progress)
         st.session_state["comparison"] = (results, skipped)
 
 done = st.session_state.get("comparison")
@@ -64,12 +72,11 @@ if done is not None:
     if held_out_jct is not None:
         held_out = held_out_jct.mean()
         oracle = float(by_policy.loc[runs.REFERENCE, "avg_jct_mean"])
-        st.caption(f"`{HELD_OUT}`: with the setting best on the *other* seeds instead of its "
-                   f"own, the threshold rule averages {held_out:,.0f} s rather than "
-                   f"{oracle:,.0f} s; the gap is what tuning on the workload itself is worth.",
-                   help="python -m engine compare prints the same figure.")
+        st.caption(f"`{HELD_OUT}`: a threshold tuned on the *other* seeds, as a real "
+                   f"operator would have to tune it, averages {figures.duration(held_out)} "
+                   f"rather than {figures.duration(oracle)} with hindsight on each seed.")
     st.subheader("Results")
-    st.dataframe(summary, hide_index=True)
+    st.dataframe(figures.readable_summary(summary), hide_index=True)
     with st.expander("every run"):
         st.dataframe(table, hide_index=True)
     ui.downloads("comparison", table, {"summary": summary})

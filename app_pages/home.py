@@ -1,11 +1,12 @@
-"""Home: one click runs the DRL scheduler and every baseline on the active workload."""
+"""Home: what the lab finds, in named scenarios, then one click on the user's workload."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from lab import figures, runs, state, ui
+from engine.policies import display_name
+from lab import figures, runs, scenarios, state, ui
 
 st.title("Moldable Lab")
 st.markdown(
@@ -17,9 +18,26 @@ st.markdown(
     "times; here a deep-RL scheduler learns that choice from experience."
 )
 
+st.subheader("What the lab finds")
+st.caption(f"Each scenario over {scenarios.SEEDS} seeds, with 95% confidence intervals. "
+           "Slurm FIFO is what clusters do today: arrival order, the GPUs the user asked "
+           "for. The tuned threshold tries every setting on the very workload and keeps "
+           "the best, which no real scheduler can: a tie with it is a good result.")
+with ui.inline_errors():
+    for index, scenario in enumerate(scenarios.SCENARIOS):
+        result = scenarios.outcome(index)
+        st.markdown(f"**{scenario.title}**: {scenario.story}")
+        ui.metric_cards([
+            ("drl average JCT", f"{figures.duration(result.drl_jct)} "
+             f"± {figures.duration(result.drl_half)}", None),
+            *((f"vs {display_name(c.rival)}", c.words(), None) for c in result.changes),
+        ])
+        st.caption(result.reading())
+
+st.subheader("Your workload")
 workload = state.workload()
-st.caption(f"Workload **{workload.name}** ({len(workload)} jobs) on **{state.cluster()}**; "
-           "change them on the Workload page and in the sidebar.")
+st.caption(f"Workload **{workload.name}** ({len(workload)} job{'s' if len(workload) != 1 else ''}) "
+           f"on **{state.cluster()}**; change them on the Workload page and in the sidebar.")
 if st.button("Run the demo", type="primary", key="home_run"):
     st.session_state["home_ran"] = True
 
@@ -32,9 +50,9 @@ if st.session_state.get("home_ran"):
         ui.skipped_note(skipped)
         results = results[seed]
         best = results.get("drl") or min(results.values(), key=lambda r: r.summary.avg_jct)
-        reference = results.get(runs.REFERENCE)
-        st.subheader(f"`{best.policy}`")
-        ui.summary_cards(best.summary, reference.summary.avg_jct if reference else None)
+        st.markdown(f"**{display_name(best.policy)}** on this workload, seed {seed}:")
+        ui.summary_cards(best.summary, {name: results[name].summary.avg_jct
+                                        for name in scenarios.RIVALS if name in results})
         means = pd.Series({name: r.summary.avg_jct for name, r in results.items()})
         ui.chart(figures.jct_bar_figure(means, lower_bound=best.summary.lower_bound_avg_jct),
                  key="home_chart")

@@ -1,129 +1,81 @@
 """Live simulation: watch one policy schedule the workload, event by event.
 
-The Simulator lives in the session and only moves forward (``run_until``/``step``);
-each frame redraws from its state, so a frame costs the events since the last one plus
-the drawing, never a re-run from the start.
+The Simulator lives in the session and only moves forward (``lab.live``). Two fragments
+redraw it while playing: the cards and the Gantt chart five times a second, the
+utilization chart and the decision log once a second, so each frame sends less.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pandas as pd
 import streamlit as st
 
-from engine.simulator import Simulator
-from lab import figures, runs, state, ui
-
-FRAME_S = 0.2
-"""Seconds between frames while playing: 5 updates per second."""
-SPEEDS = {"1 min/s": 60, "10 min/s": 600, "1 h/s": 3600, "6 h/s": 21600, "1 day/s": 86400}
-
-
-@dataclass
-class LiveRun:
-    """A simulation being watched: the simulator, its drawing state and the clock shown."""
-
-    key: tuple
-    sim: Simulator
-    rows: figures.GpuRows
-    clock: float = 0.0
-    error: Exception | None = field(default=None)
-
-    def advance(self, until: float) -> None:
-        """Process every event up to ``until`` and move the clock there."""
-        try:
-            self.sim.run_until(until)
-        except ui.USER_ERRORS as error:
-            self.error = error
-        self.clock = until if not self.sim.done else max(self.clock, self.sim.now)
-        self.sync()
-
-    def step(self) -> None:
-        """One event (and the starts the policy makes there)."""
-        try:
-            self.sim.step()
-        except ui.USER_ERRORS as error:
-            self.error = error
-        self.clock = max(self.clock, self.sim.now)
-        self.sync()
-
-    def sync(self) -> None:
-        self.rows.add([*self.sim.finished, *self.sim.running.values()])
-
-
-def live_run(policy: str) -> LiveRun:
-    """The session's simulation of ``policy`` on the active workload, new if they changed."""
-    ss = st.session_state
-    key = (policy, state.workload_key())
-    live = ss.get("live")
-    if live is None or live.key != key:
-        cluster = state.cluster()
-        sim = Simulator(state.jobs(), cluster, runs.make(policy), state.seed())
-        live = LiveRun(key, sim, figures.GpuRows(cluster))
-        ss["live"] = live
-        ss["playing"] = False
-    return live
-
-
-def restart() -> None:
-    st.session_state.pop("live", None)
-    st.session_state["playing"] = False
-
-
-def toggle() -> None:
-    st.session_state["playing"] = not st.session_state.get("playing", False)
-
+from engine.policies import display_name
+from lab import figures, live, runs, state, ui
 
 st.title("Live simulation")
 names = runs.policy_names()
 if state.get("policy") not in names:
     state.put("policy", "drl")
-top = st.columns([2, 2, 2, 1, 1, 1])
-policy = top[0].selectbox("policy", names, **state.bind("policy"))
+top = st.columns([3, 2, 2, 1, 1, 1])
+policy = top[0].selectbox("policy", names, format_func=display_name, **state.bind("policy"))
 colour_by = top[1].radio("colour by", ("model", "job"), horizontal=True, key="live_colour")
-speed = top[2].select_slider("speed (simulated time per second)", list(SPEEDS), value="1 h/s",
-                             key="live_speed")
+speed = top[2].select_slider("speed (simulated time per second)", list(live.SPEEDS),
+                             value="1 h/s", key="live_speed")
 
 with ui.inline_errors():
-    live = live_run(policy)
-    playing = bool(st.session_state.get("playing")) and not live.sim.done
-    top[3].button("Pause" if playing else "Play", on_click=toggle, type="primary",
-                  disabled=live.sim.done, key="live_play")
-    if top[4].button("Step", disabled=live.sim.done or playing, key="live_step"):
-        live.step()
-    top[5].button("Reset", on_click=restart, key="live_reset")
+    run = live.live_run(policy)
+    if run.finished:
+        top[3].button("Finished", disabled=True, key="live_finished")
+    elif run.playing:  # its own key: a click on Play can never reach Pause, nor the reverse
+        top[3].button("Pause", on_click=live.pause, args=(run.version,), type="primary",
+                      key="live_pause")
+    else:
+        top[3].button("Play", on_click=live.play, args=(run.version,), type="primary",
+                      key="live_play")
+    if top[4].button("Step", disabled=run.finished or run.playing, key="live_step"):
+        run.step()
+    top[5].button("Reset", on_click=live.restart, key="live_reset")
+    if run.finished:
+        st.success(live.finished_text(run))
+    playing = run.playing
 
-    @st.fragment(run_every=FRAME_S if playing else None)
+    @st.fragment(run_every=live.FRAME_S if playing else None)
     def frame() -> None:
-        """One frame: advance the clock (when playing) and redraw from the simulator."""
-        live = st.session_state["live"]
-        if st.session_state.get("playing") and not live.sim.done:
-            live.advance(live.clock + SPEEDS[speed] * FRAME_S)
-            if live.sim.done or live.error is not None:
-                st.session_state["playing"] = False
-                st.rerun()
-        if live.error is not None:
-            ui.show_error(live.error)
-        sim = live.sim
+        """Move the clock (when playing), then the cards and the Gantt chart."""
+        run = live.current()
+        was_playing = run.playing
+        run.tick(live.SPEEDS[speed])
+        if was_playing and not run.playing:  # finished or failed: redraw the controls
+            st.rerun(scope="app")
+        if run.error is not None:
+            ui.show_error(run.error)
+        sim = run.sim
         summary = sim.result().summary
         ui.metric_cards([
-            ("simulated time", figures.duration(live.clock), None),
+            ("simulated time", figures.duration(run.clock), None),
             ("jobs done", f"{summary.completed} / {summary.jobs}", None),
             ("running / waiting", f"{len(sim.running)} / {len(sim.waiting)}", None),
             ("GPUs busy", f"{sim.busy_gpus} / {sim.cluster.total_gpus}", None),
-            ("average JCT so far", figures.duration(summary.avg_jct), None),
+            ("average JCT" if run.finished else "average JCT so far",
+             figures.duration(summary.avg_jct), None),
         ])
-        ui.chart(figures.gantt_figure(live.rows, live.clock, colour_by), key="live_gantt")
-        left, right = st.columns([1, 1])
+        ui.chart(figures.gantt_figure(run.rows, run.clock, colour_by, run.horizon),
+                 key="live_gantt")
+
+    @st.fragment(run_every=live.LOG_S if playing else None)
+    def log() -> None:
+        """The utilization and queue chart and the decision log, refreshed less often."""
+        sim = live.current().sim
         timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_gpus", "queue", "running"])
-        with left:
-            ui.chart(figures.timeline_figure({policy: timeline}, sim.cluster.total_gpus),
-                     key="live_timeline")
-        with right:
-            st.subheader("Decision log")
-            st.caption("Each start: the GPUs chosen, what was free, and for `drl` its most "
-                       "likely actions (job×GPUs) and the chance it would rather wait.")
-            st.dataframe(figures.decision_log(sim.decisions), hide_index=True, height=360)
+        ui.chart(figures.timeline_figure({policy: timeline}, sim.cluster.total_gpus),
+                 key="live_timeline")
+        st.subheader("Decision log")
+        st.caption("Each start, newest first: the GPUs the user requested and the GPUs the "
+                   "policy chose, what was free, and why. For the deep-RL scheduler, *why* "
+                   "lists its most likely choices (job×GPUs) and its chance of waiting.")
+        st.dataframe(figures.decision_log(sim.decisions), hide_index=True, height=360,
+                     column_config=ui.DECISION_COLUMNS, width="stretch")
 
     frame()
+    log()

@@ -21,12 +21,19 @@ def handle_upload(uploaded: st.runtime.uploaded_file_manager.UploadedFile, fmt: 
     mark = (uploaded.file_id, fmt, state.cluster())
     if ss.get("upload_mark") != mark:
         ss["upload_mark"] = mark
+        data = uploaded.getvalue()
+        ss["upload_kind"] = state.sniffed(data) if fmt == "auto" else fmt
         ss["upload_error"] = state.try_load(
-            uploaded.getvalue(), fmt, f"uploaded {uploaded.name}", name=Path(uploaded.name).stem
+            data, fmt, f"uploaded {uploaded.name}", name=Path(uploaded.name).stem
         )
+        if ss["upload_error"] is None:
+            st.rerun()  # so the sidebar, drawn before this page, names the new workload
     error = ss["upload_error"]
     if error is None:
-        st.success(f"Loaded {uploaded.name}: {len(state.workload())} jobs.")
+        jobs = len(state.workload())
+        kind = ss["upload_kind"]
+        read_as = "" if kind == "csv" else f", read as a {kind.upper()} trace (from its content)"
+        st.success(f"Loaded {uploaded.name}: {jobs} job{'s' if jobs != 1 else ''}{read_as}.")
     else:
         ui.show_error(error, kept=KEPT)
 
@@ -61,8 +68,7 @@ with generate_tab:
                                   **state.bind(state.mix_key(model), state.use_generator))
     if state.origin() != "generated":
         st.button("Use the generated workload", on_click=state.use_generator, type="primary")
-    st.caption("The seed is in the sidebar. `python -m engine workload --jobs … --load …` "
-               "writes the same workload.")
+    st.caption("The seed is in the sidebar.")
 
 with upload_tab:
     st.markdown("A CSV with one row per job. Only `submit_time` and `runtime_1gpu` are "
@@ -71,13 +77,14 @@ with upload_tab:
                        "text/csv", on_click="ignore")
     with st.expander("columns"):
         st.markdown(schema_markdown())
-    csv_upload = st.file_uploader("workload CSV", type=["csv"], key="upload_csv")
+    # any file: its content, not its name or MIME type, decides how it is read
+    csv_upload = st.file_uploader("workload CSV", key="upload_csv")
     if csv_upload is not None:
-        handle_upload(csv_upload, "csv")
+        handle_upload(csv_upload, "auto")
 
 with import_tab:
     fmt = st.radio("format", TRACE_FORMATS, horizontal=True, key="trace_format")
-    trace_upload = st.file_uploader("trace file", type=["swf", "csv", "txt"], key="upload_trace")
+    trace_upload = st.file_uploader("trace file", key="upload_trace")
     if trace_upload is not None:
         handle_upload(trace_upload, fmt)
     bundled = reference_files()

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.cluster import Cluster
+from engine.policies import POLICIES, display_name
 from engine.protocol import RunningJob
 from engine.simulator.results import Decision, decision_table
 from engine.speedup.table import speedup_table
@@ -26,19 +27,65 @@ PALETTE: tuple[str, ...] = (
     "#2E6FDB", "#E8743B", "#19A979", "#ED4A7B", "#945ECF", "#13A4B4",
     "#525DF4", "#BF399E", "#6C8893", "#EE6868", "#2F6497", "#D4A017",
 )
-"""Colours shared by every chart, so one model or policy keeps its colour everywhere."""
+"""Colours for single-series charts and signals."""
+SPARE: tuple[str, ...] = ("#111111", "#D4A017", "#BF399E", "#6C8893", "#19A979", "#EE6868")
+"""Colours for names without a fixed one (trained policies, metrics): none near drl's blue."""
+
+POLICY_COLOURS: dict[str, str] = {
+    "drl": "#1F4FD1", "threshold-optimal": "#E66100", "fifo-request": "#4D4D4D",
+    "fifo-backfill": "#A6761D", "mesos-offer": "#7B3294", "elastic-fifo": "#17BECF",
+    "knee": "#1B9E3E", "sjf-knee": "#B8B800", "optimus": "#E377C2", "afs-l": "#C0262D",
+    "threshold-free": "#9E9E9E", "threshold-queue": "#C2A5CF",
+}
+"""One colour per policy on every page: ``drl`` is always the same blue, no two alike."""
+MODEL_COLOURS: dict[str, str] = {
+    "bert": "#2E6FDB", "cifar10": "#E8743B", "deepspeech2": "#19A979", "imagenet": "#ED4A7B",
+    "ncf": "#945ECF", "yolov3": "#13A4B4", "amdahl": "#6C8893", "downey": "#D4A017",
+    "linear": "#BF399E",
+}
+"""One colour per speedup model, whatever models a chart happens to show."""
+INK = "#1B1F24"
+GRID = "#DDE3EA"
+
+_AXIS = {"gridcolor": GRID, "linecolor": INK, "zerolinecolor": GRID, "ticks": "outside",
+         "tickcolor": INK, "tickfont": {"color": INK}, "title": {"font": {"color": INK}},
+         "automargin": True}
+TEMPLATE: dict[str, Any] = {"layout": {
+    "font": {"size": 16, "color": INK, "family": "Source Sans Pro, Arial, sans-serif"},
+    "title": {"font": {"size": 20, "color": INK}},
+    "paper_bgcolor": "#FFFFFF", "plot_bgcolor": "#FFFFFF",
+    "xaxis": _AXIS, "yaxis": _AXIS, "colorway": list(PALETTE),
+    "hoverlabel": {"font": {"size": 16}},
+    "legend": {"font": {"size": 16, "color": INK}},
+}}
+"""The one plotly template of the app, for a projector: 16 px text, dark ticks, light grid.
+
+A plain dict (not a registered name) so the unvalidated live figures carry it too."""
 
 LAYOUT: dict[str, Any] = {
-    "template": "plotly_white",
-    "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-    "legend": {"orientation": "h", "y": -0.2},
-    "font": {"size": 13},
+    "template": TEMPLATE,
+    "margin": {"l": 10, "r": 10, "t": 90, "b": 10},
+    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
 }
+"""Titles at the top, the legend between title and plot: never over an axis title."""
 
 
 def colour_map(names: Iterable[str]) -> dict[str, str]:
-    """A stable colour per name, in first-seen order."""
-    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(dict.fromkeys(names))}
+    """A colour per name: the fixed one of a policy or model, else the palette in order."""
+    spare = (c for c in SPARE * 8)
+    return {name: POLICY_COLOURS.get(name) or MODEL_COLOURS.get(name) or next(spare)
+            for name in dict.fromkeys(names)}
+
+
+def label(name: str) -> str:
+    """A policy's name on a chart: its title (short enough for a phone's legend)."""
+    entry = POLICIES.get(name)
+    return entry.title if entry else name
+
+
+def time_unit(span_seconds: float) -> tuple[str, float]:
+    """The unit a time axis reads best in for ``span_seconds``: minutes, else hours."""
+    return ("min", 60.0) if span_seconds <= 3 * 3600 else ("h", 3600.0)
 
 
 def _styled(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
@@ -105,14 +152,19 @@ def _contiguous(slots: Sequence[int]) -> list[tuple[int, int]]:
     return out
 
 
-def gantt_figure(rows: GpuRows, now: float, colour_by: str = "model") -> go.Figure:
+def gantt_figure(
+    rows: GpuRows, now: float, colour_by: str = "model", span: float = 0.0
+) -> go.Figure:
     """GPUs (rows, grouped by node) over time; running jobs are drawn up to ``now``.
 
     The live page redraws this several times a second, so it is built as one bar trace
     per colour group from plain lists, without plotly's per-property validation (the
-    spec is fixed and tested, and validation costs more than the drawing data).
+    spec is fixed and tested, and validation costs more than the drawing data). The time
+    unit follows ``max(now, span)`` (pass the last arrival), so it does not change while
+    a run plays; ``layout.meta.clock`` is ``now`` in seconds, for the browser benchmark.
     """
     cluster = rows.cluster
+    unit, scale = time_unit(max(now, span))
     groups: dict[str, dict[str, list]] = {}
     by_model = colour_by == "model"
     for index, first, length in rows.segments:
@@ -124,15 +176,15 @@ def gantt_figure(rows: GpuRows, now: float, colour_by: str = "model") -> go.Figu
         g = groups.setdefault(key, {"y": [], "x": [], "base": [], "width": [], "text": [],
                                     "colour": []})
         g["y"].append(first + length / 2 - 0.5)
-        g["x"].append(end - run.start)
-        g["base"].append(run.start)
+        g["x"].append((end - run.start) / scale)
+        g["base"].append(run.start / scale)
         g["width"].append(length * 0.92)
         g["text"].append(
             f"{run.job.job_id} ({run.job.model}): {run.gpus} GPUs on {run.nodes} node(s)"
             + ("" if run.end <= now else ", running")
         )
         g["colour"].append(PALETTE[index % len(PALETTE)])
-    colours = colour_map(sorted(groups))
+    colours = colour_map(groups)
     data = [
         {
             "type": "bar", "orientation": "h", "name": key, "y": g["y"], "x": g["x"],
@@ -150,15 +202,19 @@ def gantt_figure(rows: GpuRows, now: float, colour_by: str = "model") -> go.Figu
          "y1": n * gpn - 0.5, "line": line}
         for n in range(1, cluster.nodes)
     ]
-    shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": now, "x1": now,
-                   "line": {"dash": "dot", "color": "#1B1F24", "width": 1}})
+    shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": now / scale,
+                   "x1": now / scale, "line": {"dash": "dot", "color": INK, "width": 2}})
     layout = {
         **LAYOUT,
         "title": {"text": f"GPUs over time ({cluster})", "x": 0},
-        "barmode": "overlay", "bargap": 0, "height": 420, "shapes": shapes,
-        "xaxis": {"title": {"text": "time (s)"}, "range": [0, max(now, 1.0) * 1.02]},
+        "barmode": "overlay", "bargap": 0, "height": 460, "shapes": shapes,
+        "meta": {"clock": now},
+        # fixed margins: automargin makes plotly lay the chart out twice per frame
+        "margin": {"l": 80, "r": 10, "t": 90, "b": 60},
+        "xaxis": {"title": {"text": f"time ({unit})"}, "automargin": False,
+                  "range": [0, max(now, 1.0) / scale * 1.02]},
         "yaxis": {
-            "range": [total - 0.5, -0.5], "showgrid": False,
+            "range": [total - 0.5, -0.5], "showgrid": False, "automargin": False,
             "tickvals": [n * gpn + (gpn - 1) / 2 for n in range(0, cluster.nodes, step)],
             "ticktext": [f"node {n}" for n in range(0, cluster.nodes, step)],
         },
@@ -175,11 +231,13 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
     Built without validation, like :func:`gantt_figure`, because the live page redraws it.
     """
     colours = colour_map(timelines)
+    unit, scale = time_unit(max((float(tl["time"].max()) for tl in timelines.values()
+                                 if len(tl)), default=0.0))
     data = []
     for name, tl in timelines.items():
-        line = {"shape": "hv", "color": colours[name], "width": 1.5}
-        time = tl["time"].to_numpy().tolist()
-        common = {"type": "scatter", "mode": "lines", "x": time, "name": name,
+        line = {"shape": "hv", "color": colours[name], "width": 2.5}
+        time = (tl["time"] / scale).to_numpy().tolist()
+        common = {"type": "scatter", "mode": "lines", "x": time, "name": label(name),
                   "legendgroup": name, "line": line}
         data.append({**common, "y": (tl["busy_gpus"] / total_gpus).tolist(), "yaxis": "y"})
         data.append({**common, "y": tl["queue"].tolist(), "yaxis": "y2", "showlegend": False})
@@ -187,7 +245,7 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
         **LAYOUT,
         "height": 420,
         "showlegend": len(timelines) > 1,
-        "xaxis": {"title": {"text": "time (s)"}, "anchor": "y2"},
+        "xaxis": {"title": {"text": f"time ({unit})"}, "anchor": "y2"},
         "yaxis": {"domain": [0.56, 1], "tickformat": ".0%", "range": [0, 1.05],
                   "title": {"text": "GPU utilization"}},
         "yaxis2": {"domain": [0, 0.44], "title": {"text": "jobs waiting"}, "rangemode": "tozero"},
@@ -276,15 +334,17 @@ def jct_bar_figure(
     error = None
     if ci95 is not None and ci95.notna().any():
         error = {"type": "data", "array": ci95[order].fillna(0).to_numpy() / 3600.0}
+    colours = colour_map(order)
     fig = go.Figure(go.Bar(
-        x=means[order].to_numpy() / 3600.0, y=list(order), orientation="h",
-        marker_color=[PALETTE[0] if p == highlight else "#9AA5B1" for p in order],
+        x=means[order].to_numpy() / 3600.0, y=[label(p) for p in order],
+        orientation="h", marker_color=[colours[p] for p in order],
+        marker_line={"color": INK, "width": [3 if p == highlight else 0 for p in order]},
         error_x=error, hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
     ))
     if lower_bound is not None and math.isfinite(lower_bound):
         fig.add_vline(x=lower_bound / 3600.0, line_dash="dash", line_color="#19A979",
                       annotation_text="lower bound", annotation_position="top")
-    fig.update_xaxes(title="average JCT (hours)")
+    fig.update_xaxes(title="average JCT (h)")
     fig.update_yaxes(autorange="reversed")
     return _styled(fig, "Average job completion time", height=90 + 30 * len(order),
                    showlegend=False)
@@ -297,11 +357,12 @@ def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
     for name, table in jobs.items():
         jct = np.sort(table["jct"].dropna().to_numpy())
         fig.add_trace(go.Scatter(x=jct / 3600.0, y=np.arange(1, len(jct) + 1) / len(jct),
-                                 name=name, line={"shape": "hv", "color": colours[name]}))
+                                 name=label(name),
+                                 line={"shape": "hv", "color": colours[name], "width": 2.5}))
     # one labelled tick per decade: plotly's default log ticks crowd a narrow chart
     fig.update_xaxes(title="JCT (hours, log)", type="log", dtick=1, minor={"showgrid": True})
     fig.update_yaxes(title="fraction of jobs", tickformat=".0%")
-    return _styled(fig, "JCT distribution", height=400, legend={"orientation": "h", "y": -0.3})
+    return _styled(fig, "JCT distribution", height=440)
 
 
 def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
@@ -316,7 +377,7 @@ def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
     colours = colour_map(jobs)
     for name in jobs:
         part = data[data["policy"] == name]
-        fig.add_trace(go.Bar(x=part["model"], y=part["gpus"], name=name,
+        fig.add_trace(go.Bar(x=part["model"], y=part["gpus"], name=label(name),
                              marker_color=colours[name]))
     fig.update_yaxes(title="mean GPUs given")
     return _styled(fig, "GPUs given per model", barmode="group", height=380)
@@ -391,13 +452,13 @@ def format_info(info: Mapping[str, Any] | None) -> str:
 def decision_log(decisions: Sequence[Decision], last: int = 50) -> pd.DataFrame:
     """The latest scaling decisions, newest first, as the table the app shows."""
     table = decision_table(decisions[-last:][::-1])
-    table["time"] = table["time"].round(1)
+    table["time"] = table["time"].map(duration)
     table["info"] = table["info"].map(format_info)
     return table.rename(columns=DECISION_LABELS)
 
 
 DECISION_LABELS = {
-    "time": "time (s)",
+    "time": "time",
     "job_id": "job",
     "model": "model",
     "requested_gpus": "requested",
@@ -419,3 +480,20 @@ def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFram
         labels[label] = model
     return speedup_table(labels, max_gpus=min(cluster.total_gpus, 256),
                          gpus_per_node=cluster.gpus_per_node)
+
+
+def readable_summary(summary: pd.DataFrame) -> pd.DataFrame:
+    """The comparison summary for a room: display names, units in the headers, rounded.
+
+    ``summary`` is ``engine.compare.summarize_comparison``'s table (seconds, fractions);
+    times are given in one unit, chosen from the largest mean, and rounded to 2 decimals.
+    """
+    unit, scale = time_unit(float(summary["makespan_mean"].max()) if len(summary) else 0.0)
+    out = pd.DataFrame({"policy": summary["policy"].map(display_name),
+                        "runs": summary["runs"]})
+    for metric, label in (("avg_jct", "average JCT"), ("p95_jct", "p95 JCT"),
+                          ("makespan", "makespan")):
+        out[f"{label} ({unit})"] = (summary[f"{metric}_mean"] / scale).round(2)
+        out[f"{label} ± 95% CI ({unit})"] = (summary[f"{metric}_ci95"] / scale).round(2)
+    out["utilization (%)"] = (summary["utilization_mean"] * 100).round(1)
+    return out

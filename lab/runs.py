@@ -46,6 +46,21 @@ def policy_names() -> list[str]:
     return [*sorted(POLICIES, key=lambda n: (n != "drl", n)), *trained()]
 
 
+DEFAULT_COMPARISON = ("drl", REFERENCE, "fifo-request", "mesos-offer", "sjf-knee")
+"""What Compare starts with: the learned scheduler, the hindsight-tuned rule, what
+Slurm/Kubernetes and Mesos do today, and the best simple heuristic. Five lines stay
+readable on a projector; the rest are one click away."""
+
+
+def default_comparison() -> list[str]:
+    return list(DEFAULT_COMPARISON)
+
+
+def choose_all(key: str) -> None:
+    """A multiselect's callback target: every policy this session can run."""
+    st.session_state[key] = policy_names()
+
+
 def baseline_names() -> list[str]:
     return [n for n in sorted(POLICIES) if n != "drl"]
 

@@ -9,6 +9,7 @@ when a page that does not draw it runs; the dict survives every page change.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ import streamlit as st
 
 from engine.cluster import Cluster
 from engine.job import Job
+from engine.policies import POLICIES
 from engine.speedup import MODEL_NAMES
 from engine.workload import (
     GeneratorConfig,
@@ -28,6 +30,7 @@ from engine.workload import (
     load_workload,
     to_jobs,
 )
+from engine.workload.sniff import sniff
 
 SIZES = ("log-uniform", "philly")
 RULES = ("pollux", "power-of-two", "one")
@@ -50,7 +53,10 @@ def _number_in(kind: type, low: float, high: float) -> Callable[[str], Any]:
     what = "a whole number" if kind is int else "a number"
 
     def parse(text: str) -> Any:
-        value = kind(text)
+        try:
+            value = kind(text)
+        except ValueError:
+            value = math.nan  # Python's own message ("invalid literal ...") is not for people
         if not low <= value <= high:
             raise ValueError(f"expected {what} in [{low:g}, {high:g}]")
         return value
@@ -72,7 +78,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("nodes", 16, _number_in(int, 1, 64)),
     Setting("gpn", 4, _one_of(GPUS_PER_NODE)),
     Setting("seed", 0, _number_in(int, 0, 10_000)),
-    Setting("policy", "drl", str),
+    Setting("policy", "drl", _one_of(tuple(POLICIES))),
     Setting("jobs", 200, _number_in(int, 10, 2000)),
     Setting("load", 0.85, _number_in(float, 0.1, 2.0)),
     Setting("sizes", "log-uniform", _one_of(SIZES)),
@@ -245,6 +251,11 @@ def try_load(
         return error
     use_loaded(loaded, label)
     return None
+
+
+def sniffed(data: bytes) -> str:
+    """The format an upload's first line says it is (``engine.workload.sniff``)."""
+    return sniff(data[:65_536].decode("utf-8", errors="replace"))
 
 
 def head(path: Path, jobs: int) -> str:

@@ -1,56 +1,185 @@
-"""Training in a background thread, so the page stays live and Stop works at any time.
+"""Training in a child process, so the page stays live and Stop works at any moment.
 
-A Streamlit script run blocks its session, so a Stop button pressed during a training
-loop in the script would only take effect after it. Here ``engine.drl.ppo.train`` runs
-in a thread; the page polls the rows it emits and ``should_stop`` reads an Event the
-Stop button sets. The thread never touches Streamlit.
+A Streamlit script run blocks its session, so ``engine.drl.ppo.train`` cannot run in the
+script. It runs in a spawned process: the learning-curve rows and the result come back
+over a queue, which a thread of this process drains into :class:`TrainingRun`. PPO polls
+``should_stop`` once per iteration (a second or so), but the warm start (behaviour
+cloning, then DAgger) polls nothing and reports only when a cloning round ends, so Stop
+during the warm start ends the process itself: nothing is kept, and the page says so.
+The process and the thread never touch Streamlit.
 """
 
 from __future__ import annotations
 
 import io
+import math
+import multiprocessing
+import queue
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from engine.drl.ppo import PPOConfig, TrainResult, train
+from engine.drl.ppo import PPOConfig, TrainResult, greedy_score, train, validation_workloads
+from lab.line import Line
+
+_SPAWN = multiprocessing.get_context("spawn")
+"""A fresh interpreter: forking a server with live threads (and torch) can deadlock."""
+
+
+def _train_in_child(config: PPOConfig, out: Any, stop: Any) -> None:
+    """The child's whole life: train, score the shipped ``drl`` alike, send everything."""
+    try:
+        result = train(config, progress=lambda row: out.put(("row", row)),
+                       should_stop=stop.is_set)
+        from engine.drl.pretrained import shipped_policy
+
+        drl = greedy_score(shipped_policy().actor, validation_workloads(config))
+        # as bytes: a queue would pass tensors as shared-memory handles, which die with us
+        buffer = io.BytesIO()
+        torch.save((result, drl), buffer)
+        out.put(("result", buffer.getvalue()))
+    except Exception as error:  # shown on the page; a bare message always pickles
+        out.put(("error", RuntimeError(f"{type(error).__name__}: {error}")))
+
+
+class _Cancelled(Exception):
+    """Stop pressed while the run still waited in the line."""
 
 
 @dataclass
 class TrainingRun:
     """One training run: its config, the learning-curve rows so far, and how it ended."""
 
+    line: Line
+    """The server-wide line training runs wait in: one trains at a time."""
     config: PPOConfig
+    position: int = 0
+    """Place in the line while waiting (1: next); 0 once training."""
     rows: list[dict[str, Any]] = field(default_factory=list)
-    stop: threading.Event = field(default_factory=threading.Event)
     result: TrainResult | None = None
+    drl_score: float = math.nan
+    """The shipped ``drl``'s score on the same validation workloads (lower is better)."""
     error: BaseException | None = None
+    halted: bool = False
+    """Stopped during the warm start: the process was ended, nothing was kept."""
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
     thread: threading.Thread | None = None
+    stop: Any = field(default_factory=_SPAWN.Event)
+    _process: Any = None
 
     def start(self) -> TrainingRun:
-        self.thread = threading.Thread(target=self._work, name="moldable-lab-train",
+        self.thread = threading.Thread(target=self._work, name="moldable-lab-train-rows",
                                        daemon=True)
         self.thread.start()
         return self
 
+    def _wait(self, position: int) -> None:
+        if self.stop.is_set():
+            raise _Cancelled
+        self.position = position
+
     def _work(self) -> None:
+        """Wait for a turn in the line, then train in a child process and collect."""
         try:
-            self.result = train(self.config, progress=self.rows.append,
-                                should_stop=self.stop.is_set)
-        except Exception as error:  # shown on the page; the thread must not die silently
-            self.error = error
+            with self.line.turn(self._wait):
+                self.position, self.started = 0, time.monotonic()
+                out = _SPAWN.Queue()
+                self._process = _SPAWN.Process(
+                    target=_train_in_child, args=(self.config, out, self.stop),
+                    name="moldable-lab-train", daemon=True)
+                self._process.start()
+                self._collect(out)
+        except _Cancelled:
+            self.halted, self.ended = True, time.monotonic()
+
+    def _collect(self, out: Any) -> None:
+        """Drain the child's queue until it sends its result, fails, or is ended."""
+        while True:
+            try:
+                kind, value = out.get(timeout=0.2)
+            except queue.Empty:
+                if self._process.is_alive():
+                    continue
+                if not self.halted:
+                    self.error = RuntimeError("the training process ended unexpectedly")
+                break
+            if kind == "row":
+                self.rows.append(value)
+            elif kind == "result":
+                self.result, self.drl_score = torch.load(io.BytesIO(value), weights_only=False)
+                break
+            else:
+                self.error = value
+                break
+        self.ended = time.monotonic()
+        self._process.join(timeout=5)
+
+    def request_stop(self) -> None:
+        """Stop now: in the line, during the warm start, or after this PPO iteration."""
+        self.stop.set()
+        if self.warming_up and self._process is not None:
+            self.halted = True
+            self._process.terminate()
 
     @property
     def running(self) -> bool:
         return self.thread is not None and self.thread.is_alive()
 
     @property
+    def warming_up(self) -> bool:
+        """No PPO iteration has been reported yet."""
+        return self.config.bc_episodes > 0 and not any(
+            int(r.get("iteration", 0)) > 0 for r in self.rows)
+
+    @property
+    def seconds(self) -> float:
+        """Wall time of the run so far (or until it ended)."""
+        return (self.ended or time.monotonic()) - self.started
+
+    @property
     def fraction(self) -> float:
         """Share of the PPO iterations done (behaviour cloning counts as iteration 0)."""
         done = max((int(r.get("iteration", 0)) for r in self.rows), default=0)
         return min(done / max(self.config.iterations, 1), 1.0)
+
+    def status(self) -> str:
+        """What the run is doing, in words, for the progress bar."""
+        if self.position:
+            return (f"Waiting for the shared trainer: number {self.position} in line (one "
+                    "class member trains at a time).")
+        if not self.warming_up:
+            done = max(int(r.get("iteration", 0)) for r in self.rows) if self.rows else 0
+            return f"PPO iteration {done} of {self.config.iterations} ({self.seconds:.0f} s)"
+        rounds = self.config.dagger_rounds + 1
+        return (f"Warm start: imitating the teacher, round {min(len(self.rows) + 1, rounds)} "
+                f"of {rounds} ({self.seconds:.0f} s so far). Stop ends it at once.")
+
+
+def verdict(run: TrainingRun) -> tuple[bool, str]:
+    """Whether the new policy beat its teacher and ``drl``, and that said plainly."""
+    result = run.result
+    assert result is not None
+    score = result.best_score
+
+    def against(name: str, other: float) -> str:
+        if not math.isfinite(other):
+            return f"{name}: not measured"
+        change = score / other - 1.0
+        if abs(change) < 0.01:
+            return f"as good as {name} ({other:.2f})"
+        word = "better" if change < 0 else "worse"
+        return f"{abs(change):.0%} {word} than {name} ({other:.2f})"
+
+    better = score < result.teacher_score and not score > run.drl_score
+    return better, (
+        f"Average JCT / lower bound on the validation workloads: **{score:.2f}** (lower is "
+        f"better): {against('its teacher', result.teacher_score)}, and "
+        f"{against('the shipped deep-RL scheduler `drl`', run.drl_score)}."
+    )
 
 
 def weights_bytes(state: dict[str, torch.Tensor]) -> bytes:

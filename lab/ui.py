@@ -13,9 +13,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import USER_ERRORS, describe
+from engine.policies import display_name
 from engine.workload import WorkloadError
 from lab import state
 from lab.figures import duration
+from lab.line import Line
+from lab.scenarios import Change
 
 SHOWN_INLINE = 8
 """Problems spelt out in the error box; the full list is in the table under it."""
@@ -31,14 +34,42 @@ def sidebar(refused: list[str]) -> None:
         st.caption(f"{state.cluster()}")
         st.number_input("seed", min_value=0, max_value=10_000, step=1, **state.bind("seed"),
                         help="Seeds the generated workload and the policies.")
-        st.caption(f"Workload: {state.origin()}. The address bar link reopens this demo.")
+        if state.origin() == "generated":
+            st.caption("Workload: generated. The address bar link reopens this demo.")
+        else:
+            st.caption(f"Workload: {state.origin()}. **Not in the link**: a copied link "
+                       "reopens the generated workload, not this file.")
         for message in refused:
             st.warning(f"Ignored link setting {message}")
 
 
 def chart(fig: go.Figure, key: str | None = None) -> None:
-    """Every chart the same way: full width, the theme of the page."""
-    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+    """Every chart the same way: full width, the app's own plotly template.
+
+    Streamlit's chart theme would replace the template's projector-sized dark text, and
+    plotly's toolbar covers titles and legends on a phone, so both are off. The title is
+    drawn above the chart rather than in it: a legend that wraps onto several rows on a
+    narrow screen grows upwards, over a title inside the figure.
+    """
+    title = fig.layout.title.text
+    if title:
+        st.markdown(f"**{title}**")
+        fig.update_layout(title=None, margin_t=30)
+    st.plotly_chart(fig, key=key, theme=None,
+                    config={"displaylogo": False, "displayModeBar": False})
+
+
+DECISION_COLUMNS = {
+    "time": st.column_config.TextColumn("time", width="small"),
+    "job": st.column_config.TextColumn("job", width="small"),
+    "model": st.column_config.TextColumn("model", width="small"),
+    "requested": st.column_config.NumberColumn("requested", width="small"),
+    "GPUs chosen": st.column_config.NumberColumn("GPUs chosen", width="small"),
+    "nodes": st.column_config.NumberColumn("nodes", width="small"),
+    "free before": st.column_config.NumberColumn("free before", width="small"),
+    "why": st.column_config.TextColumn("why", width="large"),
+}
+"""The decision log's columns: narrow numbers, so *why* gets the width it needs."""
 
 
 def show_error(error: BaseException, kept: str = "") -> None:
@@ -84,17 +115,17 @@ def metric_cards(cards: list[tuple[str, str, str | None]]) -> None:
         column.metric(label, value, delta, delta_color="inverse" if delta else "normal")
 
 
-def summary_cards(summary: Any, reference_jct: float | None = None) -> None:
-    """Average JCT, utilization and (when a reference is given) the JCT reduction."""
+def summary_cards(summary: Any, rivals: dict[str, float] | None = None) -> None:
+    """Average JCT, utilization and, per rival (name -> its average JCT), faster or slower."""
     cards: list[tuple[str, str, str | None]] = [
         ("average JCT", duration(summary.avg_jct), None),
         ("utilization", f"{summary.utilization:.0%}", None),
         ("p95 JCT", duration(summary.p95_jct), None),
         ("JCT / lower bound", f"{summary.jct_over_bound:.2f}×", None),
     ]
-    if reference_jct:
-        change = reduction(summary.avg_jct, reference_jct)
-        cards.insert(2, ("vs threshold-optimal", f"{change:+.0%}", None))
+    for name, jct in reversed((rivals or {}).items()):
+        words = Change(name, reduction(summary.avg_jct, jct), math.nan).words()
+        cards.insert(2, (f"vs {display_name(name)}", words, None))
     metric_cards(cards)
 
 
@@ -127,6 +158,22 @@ def progress_bar(label: str) -> Callable[[int, int], None]:
             bar.progress(done / max(total, 1), text=f"{label} {done}/{total}")
 
     return update
+
+
+@contextmanager
+def queued(line: Line, label: str) -> Iterator[Callable[[int, int], None]]:
+    """Heavy work through the server-wide ``line``: the user's place while waiting, then a
+    progress bar (the ``progress(done, total)`` callback the block receives)."""
+    note = st.empty()
+
+    def waiting(position: int) -> None:
+        ahead = "you are next" if position == 1 else f"number {position} in line"
+        note.info(f"{label} Waiting for the shared simulator: {ahead}. Other students' "
+                  "runs go first; this keeps every page quick.")
+
+    with line.turn(waiting):
+        note.empty()
+        yield progress_bar(label)
 
 
 def skipped_note(skipped: dict[str, str]) -> None:

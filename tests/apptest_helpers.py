@@ -30,7 +30,8 @@ def open_app(page: str | None = None, **settings: object) -> AppTest:
 
 def texts(at: AppTest) -> str:
     """Everything readable on the page, to assert on."""
-    parts = [e.value for e in (*at.markdown, *at.caption, *at.success, *at.info, *at.error)]
+    parts = [e.value for e in (*at.markdown, *at.caption, *at.success, *at.info, *at.warning,
+                               *at.error)]
     parts += [f"{m.label}={m.value}" for m in at.metric]
     return "\n".join(map(str, parts))
 

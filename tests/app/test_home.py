@@ -16,8 +16,11 @@ def test_one_click_shows_cards_and_a_chart() -> None:
     at = open_app()
     at.button(key="home_run").click().run()
     assert not at.exception
-    labels = {m.label for m in at.metric}
-    assert {"average JCT", "utilization", "vs threshold-optimal"} <= labels
+    cards = {m.label: m.value for m in at.metric}
+    assert {"average JCT", "utilization"} <= set(cards)
+    for rival in ("Slurm FIFO (fifo-request)", "Tuned threshold (hindsight) (threshold-optimal)"):
+        words = cards[f"vs {rival}"]
+        assert words.startswith("ties") or "faster" in words or "slower" in words
     assert len(at.get("plotly_chart")) == 1
 
 
@@ -41,3 +44,22 @@ def test_missing_weights_name_the_file_and_the_baselines_still_run(tmp_path, mon
         assert "`drl` was left out" in warnings
         assert "drl_policy.json: model card missing" in warnings
         assert len(at.get("plotly_chart")) == 1
+
+
+def test_named_scenarios_over_seeds_read_faster_or_slower_with_intervals() -> None:
+    at = open_app()
+    readings = [c.value for c in at.caption if c.value.startswith(("A quiet", "A busy"))]
+    assert len(readings) == 2
+    busy = readings[1]
+    assert "faster (95% CI" in busy and "than Slurm FIFO (fifo-request)" in busy
+    assert any("±" in m.value for m in at.metric if m.label == "drl average JCT")
+
+
+def test_scenarios_are_computed_once_per_server_and_served_fast() -> None:
+    import time
+
+    open_app()  # computes them (or finds them computed)
+    started = time.perf_counter()
+    at = open_app()  # another session
+    assert time.perf_counter() - started < 1.0
+    assert not at.exception

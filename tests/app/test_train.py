@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import time
+from types import SimpleNamespace
+
 from apptest_helpers import open_app, texts
+
+from engine.drl.ppo import PPOConfig
 
 TINY = {"tr_iterations": 1, "tr_envs": 1, "tr_steps": 16, "tr_bc": 1, "tr_val": 1}
 
@@ -44,8 +49,44 @@ def test_stop_ends_training_early() -> None:
     at.slider(key="tr_jobs").set_value((20, 30))
     at.button(key="FormSubmitter:train_form-Start training").click().run()
     run = at.session_state["training"]
-    run.stop.set()  # what the Stop button does
+    while run.warming_up and run.running:  # a stop after the warm start ends it cleanly
+        time.sleep(0.1)
+    run.request_stop()  # what the Stop button does
     run.thread.join(120)
     assert run.result is not None and run.result.stopped
     at.run()
     assert "Stopped" in texts(at)
+
+
+def test_stop_during_the_warm_start_ends_it_within_two_seconds() -> None:
+    at = open_app("train")
+    at.number_input(key="tr_bc").set_value(400)  # a warm start of minutes
+    at.button(key="FormSubmitter:train_form-Start training").click().run()
+    run = at.session_state["training"]
+    assert at.button(key="FormSubmitter:train_form-Start training").disabled
+    assert "Warm start" in at.get("progress")[0].proto.text
+    time.sleep(3)
+    assert run.running and run.warming_up
+    asked = time.monotonic()
+    run.request_stop()
+    run.thread.join(5)
+    assert not run.running and time.monotonic() - asked < 2
+    at.run()
+    assert not at.exception
+    assert "Stopped during the warm start" in texts(at)
+    assert not at.button(key="FormSubmitter:train_form-Start training").disabled
+
+
+def test_the_verdict_says_worse_when_the_student_loses_to_its_teacher() -> None:
+    from lab.line import Line
+    from lab.training import TrainingRun, verdict
+
+    run = TrainingRun(Line(1), PPOConfig())
+    run.result = SimpleNamespace(best_score=6.15, teacher_score=3.26)
+    run.drl_score = 3.0
+    better, text = verdict(run)
+    assert not better
+    assert "89% worse than its teacher (3.26)" in text and "worse than the shipped" in text
+    run.result = SimpleNamespace(best_score=2.9, teacher_score=3.26)
+    better, text = verdict(run)
+    assert better and "better than its teacher" in text

@@ -53,12 +53,20 @@ def test_bad_upload_names_row_and_column_and_keeps_the_workload() -> None:
     assert jobs_card(at) == "2"
 
 
-def test_trace_import_by_upload() -> None:
-    pollux = b"name,time,application,num_replicas,batch_size\nj1,0,cifar10,2,256\n"
+POLLUX = b"name,time,application,num_replicas,batch_size\nj1,0,cifar10,2,256\n"
+
+
+def uploaded_pollux(tab: str):
+    """The app after a one-job Pollux trace is uploaded in ``tab``'s uploader."""
     at = open_app("workload")
-    at.file_uploader(key="upload_trace").set_value(("w.csv", pollux, "text/csv")).run()
+    at.file_uploader(key=tab).set_value(("w.csv", POLLUX, "text/csv")).run()
     assert not at.exception
     assert jobs_card(at) == "1"
+    return at
+
+
+def test_trace_import_by_upload() -> None:
+    uploaded_pollux("upload_trace")
 
 
 def test_link_settings_are_applied_and_bad_ones_reported() -> None:
@@ -76,3 +84,18 @@ def test_bundled_reference_trace_loads() -> None:
     assert not at.exception
     assert at.header[0].value == "workload-6"
     assert jobs_card(at) == "160"
+
+
+def test_the_csv_tab_reads_a_trace_by_its_content_and_the_sidebar_keeps_up() -> None:
+    at = uploaded_pollux("upload_csv")
+    assert "1 job, read as a POLLUX trace" in texts(at)
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert "uploaded w.csv" in sidebar and "Not in the link" in sidebar
+
+
+def test_unknown_link_values_are_reported_in_words() -> None:
+    at = open_app("workload", policy="nonexistent", seed="abc")
+    warnings = " ".join(w.value for w in at.sidebar.warning)
+    assert "`policy=nonexistent`" in warnings and "expected one of" in warnings
+    assert "`seed=abc`: expected a whole number in [0, 10000]" in warnings
+    assert "invalid literal" not in warnings

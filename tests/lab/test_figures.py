@@ -52,3 +52,42 @@ def test_format_info_reads_drl_probabilities() -> None:
     info = {"probabilities": [("j1", 8, 0.7), ("j2", 4, 0.2)], "wait": 0.1}
     assert format_info(info) == "j1×8 70%, j2×4 20%; wait 10%"
     assert format_info(None) == ""
+
+
+def test_every_figure_uses_the_projector_template_and_one_time_unit() -> None:
+    import pandas as pd
+
+    from lab import figures
+
+    cluster = Cluster(4, 4)
+    sim = simulated(cluster)
+    rows = GpuRows(cluster)
+    rows.add(sim.finished)
+    result = run_policy("fifo-request", sim.jobs, cluster)
+    built = [
+        gantt_figure(rows, sim.now),
+        timeline_figure({"drl": result.timeline, "fifo-request": result.timeline}, 16),
+        figures.jct_cdf_figure({"drl": result.jobs}),
+        figures.jct_bar_figure(pd.Series({"drl": 3600.0, "knee": 7200.0})),
+    ]
+    for fig in built:
+        layout = fig.to_dict()["layout"]
+        template = layout["template"]["layout"]
+        assert template["font"]["size"] >= 16
+        assert template["xaxis"]["tickfont"]["color"] == figures.INK
+        assert layout["legend"]["yanchor"] == "bottom"  # above the plot, off the axis titles
+    for fig in built[:2]:
+        title = fig.to_dict()["layout"]["xaxis"]["title"]["text"]
+        assert title in ("time (min)", "time (h)")
+    assert "Deep-RL scheduler" in {t.name for t in built[1].data}
+
+
+def test_each_policy_keeps_one_colour_whatever_else_is_drawn() -> None:
+    from engine.policies import POLICIES
+    from lab.figures import POLICY_COLOURS, colour_map
+
+    assert set(POLICY_COLOURS) == set(POLICIES)
+    assert len(set(POLICY_COLOURS.values())) == len(POLICY_COLOURS)
+    assert colour_map(["drl"])["drl"] == colour_map(["knee", "afs-l", "drl"])["drl"]
+    assert colour_map(["ncf"])["ncf"] == colour_map(["bert", "ncf"])["ncf"]
+    assert colour_map(["drl", "trained-1"])["trained-1"] not in POLICY_COLOURS.values()

@@ -1,0 +1,96 @@
+"""Home's named scenarios: the learned scheduler against today's practice, over seeds.
+
+A lecturer's first slide is the same for every student, so each scenario is computed
+once per server process (``st.cache_resource``) and then served to every session from
+memory. Each compares ``drl`` with what clusters do today (Slurm/Kubernetes FIFO on the
+user's request) and with the threshold rule tuned with hindsight, over several seeds,
+as a relative change with a 95% confidence interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import streamlit as st
+
+from engine.cluster import Cluster
+from engine.compare import mean_ci
+from engine.policies import display_name
+from engine.run import run_policy
+from engine.workload import GeneratorConfig, generate, to_jobs
+
+SEEDS = 5
+RIVALS = ("fifo-request", "threshold-optimal")
+TIE = 0.02
+"""Relative changes smaller than this (and intervals that cross zero) read as a tie."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    title: str
+    story: str
+    config: GeneratorConfig
+
+
+SCENARIOS = (
+    Scenario("A quiet cluster", "200 jobs at offered load 0.5 on 64 GPUs: GPUs are often idle.",
+             GeneratorConfig(jobs=200, load=0.5)),
+    Scenario("A busy cluster", "200 jobs at offered load 1.0 on 64 GPUs: work arrives as fast "
+             "as the cluster can serve it.", GeneratorConfig(jobs=200, load=1.0)),
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """``drl``'s average JCT relative to a rival: mean and 95% CI half-width over seeds."""
+
+    rival: str
+    mean: float
+    half: float
+
+    def words(self) -> str:
+        """``"38% faster (95% CI 30-46%)"``, ``"12% slower …"`` or ``"ties (within 2%)"``."""
+        if not math.isfinite(self.mean):
+            return "–"
+        if abs(self.mean) < TIE or (math.isfinite(self.half) and abs(self.mean) <= self.half):
+            spread = max(abs(self.mean) + (self.half if math.isfinite(self.half) else 0), TIE)
+            return f"ties (within {spread:.0%})"
+        word = "faster" if self.mean < 0 else "slower"
+        low, high = sorted((abs(self.mean) - self.half, abs(self.mean) + self.half))
+        interval = f" (95% CI {max(low, 0):.0%}–{high:.0%})" if math.isfinite(self.half) else ""
+        return f"{abs(self.mean):.0%} {word}{interval}"
+
+
+    def against(self) -> str:
+        """``"is 38% faster (95% CI 30-46%) than Slurm FIFO (fifo-request)"``, or a tie."""
+        words, name = self.words(), display_name(self.rival)
+        return f"{words} with {name}" if words.startswith("ties") else f"is {words} than {name}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    scenario: Scenario
+    drl_jct: float
+    drl_half: float
+    changes: tuple[Change, ...]
+
+    def reading(self) -> str:
+        """One sentence that reads the result."""
+        return (f"{self.scenario.title}: the deep-RL scheduler (drl) "
+                + " and ".join(c.against() for c in self.changes) + ".")
+
+
+@st.cache_resource(show_spinner="Computing the scenarios once for everyone…")
+def outcome(index: int, shape: tuple[int, int] = (16, 4)) -> Outcome:
+    """Scenario ``index`` on a ``shape`` cluster over :data:`SEEDS` seeds, once per server."""
+    scenario, cluster = SCENARIOS[index], Cluster(*shape)
+    jct: dict[str, list[float]] = {name: [] for name in ("drl", *RIVALS)}
+    for seed in range(SEEDS):
+        jobs = to_jobs(generate(replace(scenario.config, seed=seed), cluster), cluster)
+        for name in jct:
+            jct[name].append(run_policy(name, jobs, cluster, seed).summary.avg_jct)
+    drl = np.array(jct["drl"])
+    changes = tuple(Change(r, *mean_ci(drl / np.array(jct[r]) - 1.0)) for r in RIVALS)
+    return Outcome(scenario, *mean_ci(drl), changes)
