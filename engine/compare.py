@@ -235,7 +235,9 @@ def summarize_comparison(
     mean average JCT, best first.
     """
     rows = []
-    for policy, group in table.groupby("policy", sort=False):
+    plain = table.copy(deep=False)
+    plain.attrs = {}  # pandas deep-copies attrs (the sweeps) into every group otherwise
+    for policy, group in plain.groupby("policy", sort=False):
         row: dict[str, object] = {"policy": policy, "runs": len(group)}
         for metric in metrics:
             mean, half = mean_ci(group[metric].to_numpy(dtype=float))
@@ -253,9 +255,12 @@ def mean_ci(values: np.ndarray) -> tuple[float, float]:
     mean = float(values.mean())
     if n < 2:
         return mean, math.nan
-    from scipy import stats  # here, not at import: only intervals need it, and it is slow to load
+    # scipy.special, not scipy.stats: the same Student-t quantile (stats.t.ppf calls
+    # stdtrit) without the second it takes to import scipy.stats; here, not at import
+    from scipy.special import stdtrit
 
-    return mean, float(stats.t.ppf(0.975, n - 1) * stats.sem(values))
+    sem = np.std(values, ddof=1) / np.sqrt(n)  # scipy.stats.sem, computed the same way
+    return mean, float(stdtrit(n - 1, 0.975) * sem)
 
 
 def resolve_workloads(

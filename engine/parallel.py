@@ -16,8 +16,9 @@ the tasks, and ``shared``: the inputs every task reads (workloads, weights), shi
 once per map rather than once per task. Tasks go in strided chunks (a few per worker, so
 unequal tasks even out and progress moves as chunks finish); results come back in task
 order, and each task is computed by the same code on every backend, so the results are
-bit-identical whatever ran them. Workers are spawned, never forked: safe under threads
-(the app) and after torch has run.
+bit-identical whatever ran them. Workers are forked when that is safe (one thread, no
+torch loaded: a command-line run), which saves each worker its imports; otherwise
+(under the app's threads, after torch has run) they are spawned.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import itertools
 import multiprocessing
 import os
 import pickle
+import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import AbstractContextManager, nullcontext
@@ -200,8 +203,7 @@ class Executor:
             yield futures[future], future.result()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers,
-                                   mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=_start_method())
 
     def close(self) -> None:
         """Stop the workers, and the Ray connection this executor opened (not one it found)."""
@@ -224,6 +226,19 @@ def borrowed(
 ) -> AbstractContextManager[Executor]:
     """``executor`` as it is (whoever made it closes it), or a new one, closed on exit."""
     return nullcontext(executor) if executor is not None else Executor(backend, workers)
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """``fork`` where it is safe and available, else ``spawn``.
+
+    Forking copies a process whose other threads (Streamlit's, tqdm's monitor) may hold
+    locks, and torch's thread pools do not survive it; a single-threaded process without
+    torch forks cleanly, and its workers then start without re-importing the engine.
+    """
+    safe = threading.active_count() == 1 and "torch" not in sys.modules
+    if safe and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def _strided(total: int, count: int) -> list[list[int]]:

@@ -224,3 +224,15 @@ def test_simulate_cli_runs_tuned_policies(capsys):
     argv = ["simulate", "--jobs", "15", "--nodes", "2", "--policy", "threshold-optimal", "--json"]
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["policy"] == "threshold-optimal"
+
+
+def test_mean_ci_is_bit_identical_to_scipy_stats():
+    from scipy import stats
+
+    from engine.compare import mean_ci
+
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 5, 10, 30, 101):
+        values = rng.lognormal(8, 1, size=n)
+        expected = float(stats.t.ppf(0.975, n - 1) * stats.sem(values))
+        assert mean_ci(values) == (float(values.mean()), expected)
