@@ -23,16 +23,7 @@ st.caption(f"Each scenario over {scenarios.SEEDS} seeds, with 95% confidence int
            "Slurm FIFO is what clusters do today: arrival order, the GPUs the user asked "
            "for. The tuned threshold tries every setting on the very workload and keeps "
            "the best, which no real scheduler can: a tie with it is a good result.")
-with ui.inline_errors():
-    for index, scenario in enumerate(scenarios.SCENARIOS):
-        result = scenarios.outcome(index)
-        st.markdown(f"**{scenario.title}**: {scenario.story}")
-        ui.metric_cards([
-            ("drl average JCT", f"{figures.duration(result.drl_jct)} "
-             f"± {figures.duration(result.drl_half)}", None),
-            *((f"vs {display_name(c.rival)}", c.words(), None) for c in result.changes),
-        ])
-        st.caption(result.reading())
+findings = st.container()  # filled last: the page is usable while they compute
 
 st.subheader("Your workload")
 workload = state.workload()
@@ -59,3 +50,14 @@ if st.session_state.get("home_ran"):
         st.caption("Average job completion time per policy (lower is better); the dashed "
                    "line is the no-contention lower bound. Watch one run on the Live "
                    "simulation page, or compare many seeds on Compare.")
+
+with findings, ui.inline_errors():
+    for index, scenario in enumerate(scenarios.SCENARIOS):
+        result = scenarios.outcome(index)
+        st.markdown(f"**{scenario.title}**: {scenario.story}")
+        ui.metric_cards([
+            ("drl average JCT", f"{figures.duration(result.drl_jct)} "
+             f"± {figures.duration(result.drl_half)}", None),
+            *((f"vs {display_name(c.rival)}", c.words(), None) for c in result.changes),
+        ])
+        st.caption(result.reading())
