@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine.policies import display_name
+from engine.policies import POLICIES, display_name
 from lab import figures, runs, scenarios, state, ui
 
 st.title("Moldable Lab")
@@ -17,6 +17,10 @@ st.markdown(
     "picks both *which* job runs next and *on how many GPUs* shortens job completion "
     "times; here a deep-RL scheduler learns that choice from experience."
 )
+
+def title(name: str) -> str:
+    return POLICIES[name].title
+
 
 st.subheader("What the lab finds")
 st.caption(f"Each scenario over {scenarios.SEEDS} seeds, with 95% confidence intervals. "
@@ -58,6 +62,6 @@ with findings, ui.inline_errors():
         ui.metric_cards([
             ("drl average JCT", f"{figures.duration(result.drl_jct)} "
              f"± {figures.duration(result.drl_half)}", None),
-            *((f"vs {display_name(c.rival)}", c.words(), None) for c in result.changes),
+            *((f"vs {title(c.rival)}", c.headline(), None) for c in result.changes),
         ])
         st.caption(result.reading())

@@ -62,6 +62,10 @@ class Change:
         interval = f" (95% CI {max(low, 0):.0%}–{high:.0%})" if math.isfinite(self.half) else ""
         return f"{abs(self.mean):.0%} {word}{interval}"
 
+    def headline(self) -> str:
+        """``"38% faster"``, ``"12% slower"`` or ``"ties"``: short enough for a card."""
+        words = self.words()
+        return words.split(" (")[0] if words != "–" else words
 
     def against(self) -> str:
         """``"is 38% faster (95% CI 30-46%) than Slurm FIFO (fifo-request)"``, or a tie."""

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import USER_ERRORS, describe
-from engine.policies import display_name
+from engine.policies import POLICIES
 from engine.workload import WorkloadError
 from lab import state
 from lab.figures import duration
@@ -124,8 +124,8 @@ def summary_cards(summary: Any, rivals: dict[str, float] | None = None) -> None:
         ("JCT / lower bound", f"{summary.jct_over_bound:.2f}×", None),
     ]
     for name, jct in reversed((rivals or {}).items()):
-        words = Change(name, reduction(summary.avg_jct, jct), math.nan).words()
-        cards.insert(2, (f"vs {display_name(name)}", words, None))
+        words = Change(name, reduction(summary.avg_jct, jct), math.nan).headline()
+        cards.insert(2, (f"vs {POLICIES[name].title if name in POLICIES else name}", words, None))
     metric_cards(cards)
 
 
