@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -23,7 +25,7 @@ def title(name: str) -> str:
 
 
 st.subheader("What the lab finds")
-st.caption(f"Each scenario over {scenarios.SEEDS} seeds, with 95% confidence intervals. "
+st.caption(f"Generated scenarios over {scenarios.SEEDS} seeds, with 95% confidence intervals. "
            "Slurm FIFO is what clusters do today: arrival order, the GPUs the user asked "
            "for. The tuned threshold tries every setting on the very workload and keeps "
            "the best, which no real scheduler can: a tie with it is a good result.")
@@ -60,8 +62,9 @@ with findings, ui.inline_errors():
         result = scenarios.outcome(index)
         st.markdown(f"**{scenario.title}**: {scenario.story}")
         ui.metric_cards([
-            ("drl average JCT", f"{figures.duration(result.drl_jct)} "
-             f"± {figures.duration(result.drl_half)}", None),
+            ("drl average JCT", figures.duration(result.drl_jct)
+             + (f" ± {figures.duration(result.drl_half)}" if math.isfinite(result.drl_half)
+                else ""), None),
             *((f"vs {title(c.rival)}", c.headline(), None) for c in result.changes),
         ])
         st.caption(result.reading())

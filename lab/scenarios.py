@@ -10,16 +10,19 @@ as a relative change with a 95% confidence interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
 from engine.cluster import Cluster
 from engine.compare import mean_ci
+from engine.paths import shared_data
 from engine.policies import display_name
 from engine.run import run_policy
-from engine.workload import GeneratorConfig, generate, to_jobs
+from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
 
 SEEDS = 5
 RIVALS = ("fifo-request", "threshold-optimal")
@@ -29,16 +32,25 @@ TIE = 0.02
 
 @dataclass(frozen=True)
 class Scenario:
+    """Generated workloads over :data:`SEEDS` seeds, or one real ``trace`` (no interval)."""
+
     title: str
     story: str
-    config: GeneratorConfig
+    config: GeneratorConfig | None = None
+    trace: Path | None = None
 
+
+POLLUX_TRACE = shared_data("pollux", "workloads", "workload-6.csv")
+"""The trace the Pollux paper ran on its 64-GPU testbed (in the reference data)."""
 
 SCENARIOS = (
     Scenario("A quiet cluster", "200 jobs at offered load 0.5 on 64 GPUs: GPUs are often idle.",
              GeneratorConfig(jobs=200, load=0.5)),
     Scenario("A busy cluster", "200 jobs at offered load 1.0 on 64 GPUs: work arrives as fast "
              "as the cluster can serve it.", GeneratorConfig(jobs=200, load=1.0)),
+    *([Scenario("A real trace", "the 160 deep-learning jobs of the Pollux paper's workload 6 "
+                "on its 64-GPU testbed: one workload, so no interval.", trace=POLLUX_TRACE)]
+      if POLLUX_TRACE.is_file() else []),
 )
 
 
@@ -91,10 +103,20 @@ def outcome(index: int, shape: tuple[int, int] = (16, 4)) -> Outcome:
     """Scenario ``index`` on a ``shape`` cluster over :data:`SEEDS` seeds, once per server."""
     scenario, cluster = SCENARIOS[index], Cluster(*shape)
     jct: dict[str, list[float]] = {name: [] for name in ("drl", *RIVALS)}
-    for seed in range(SEEDS):
-        jobs = to_jobs(generate(replace(scenario.config, seed=seed), cluster), cluster)
+    for seed, workload in _workloads(scenario, cluster):
+        jobs = to_jobs(workload, cluster)
         for name in jct:
             jct[name].append(run_policy(name, jobs, cluster, seed).summary.avg_jct)
     drl = np.array(jct["drl"])
     changes = tuple(Change(r, *mean_ci(drl / np.array(jct[r]) - 1.0)) for r in RIVALS)
     return Outcome(scenario, *mean_ci(drl), changes)
+
+
+def _workloads(scenario: Scenario, cluster: Cluster) -> Iterator[tuple[int, Workload]]:
+    """(seed, workload) pairs: the trace once, or the generated workload per seed."""
+    if scenario.trace is not None:
+        yield 0, load_workload(scenario.trace, cluster=cluster)
+        return
+    assert scenario.config is not None
+    for seed in range(SEEDS):
+        yield seed, generate(replace(scenario.config, seed=seed), cluster)

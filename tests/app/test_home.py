@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from apptest_helpers import open_app, texts, weights_from
 
 
@@ -63,3 +64,15 @@ def test_scenarios_are_computed_once_per_server_and_served_fast() -> None:
     at = open_app()  # another session
     assert time.perf_counter() - started < 1.0
     assert not at.exception
+
+
+def test_a_real_trace_is_a_scenario_when_the_reference_data_is_there() -> None:
+    from lab import scenarios
+
+    if not scenarios.POLLUX_TRACE.is_file():
+        pytest.skip("../shared/data is not here")
+    at = open_app()
+    (reading,) = [c.value for c in at.caption if c.value.startswith("A real trace")]
+    assert "than Slurm FIFO (fifo-request)" in reading and "95% CI" not in reading
+    cards = [m.value for m in at.metric if m.label == "drl average JCT"]
+    assert len(cards) == 3 and "±" not in cards[2]  # one workload: no interval
