@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from engine.policies import POLICIES, display_name
+from engine.policies import display_name
 from lab import figures, runs, scenarios, state, ui
 
 st.title("Moldable Lab")
@@ -19,10 +19,6 @@ st.markdown(
     "picks both *which* job runs next and *on how many GPUs* shortens job completion "
     "times; here a deep-RL scheduler learns that choice from experience."
 )
-
-def title(name: str) -> str:
-    return POLICIES[name].title
-
 
 st.subheader("What the lab finds")
 st.caption(f"Generated scenarios over {scenarios.SEEDS} seeds, with 95% confidence intervals. "
@@ -65,6 +61,6 @@ with findings, ui.inline_errors():
             ("drl average JCT", figures.duration(result.drl_jct)
              + (f" ± {figures.duration(result.drl_half)}" if math.isfinite(result.drl_half)
                 else ""), None),
-            *((f"vs {title(c.rival)}", c.headline(), None) for c in result.changes),
+            *((f"vs {figures.label(c.rival)}", c.headline(), None) for c in result.changes),
         ])
         st.caption(result.reading())

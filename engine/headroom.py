@@ -23,10 +23,11 @@ import numpy as np
 
 from engine.cluster import Cluster
 from engine.drl.expert import expert_action
-from engine.drl.shift_search import Improvement, Progress
+from engine.drl.shift_search import Improvement
 from engine.env.planning import Chooser
 from engine.env.spec import LEVEL_GPUS
 from engine.job import Job
+from engine.parallel import Progress
 from engine.policies.drl import DrlPolicy
 from engine.protocol import Allocation, FreeGpus, Policy, SchedulerView
 from engine.simulator import SimulationResult, simulate

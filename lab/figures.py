@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from engine.cluster import Cluster
-from engine.policies import POLICIES, display_name
+from engine.policies import display_name, policy_entry
 from engine.protocol import RunningJob
 from engine.simulator.results import Decision, decision_table
 from engine.speedup.table import speedup_table
@@ -79,7 +79,7 @@ def colour_map(names: Iterable[str]) -> dict[str, str]:
 
 def label(name: str) -> str:
     """A policy's name on a chart: its title (short enough for a phone's legend)."""
-    entry = POLICIES.get(name)
+    entry = policy_entry(name)
     return entry.title if entry else name
 
 

@@ -47,15 +47,12 @@ class LiveRun:
     version: int = 0
     """Counts Play and Pause presses; a button's callback carries the version it was drawn at."""
     error: Exception | None = field(default=None)
+    horizon: float = 0.0
+    """The last arrival: the Gantt chart picks its time unit from it (set once, at start)."""
 
     @property
     def finished(self) -> bool:
         return self.sim.done
-
-    @property
-    def horizon(self) -> float:
-        """The last arrival: the Gantt chart picks its time unit from it, once."""
-        return max((job.submit_time for job in self.sim.jobs), default=0.0)
 
     def play(self, seen: int | None = None) -> None:
         """Start playing, unless the Play pressed was drawn before the latest press."""
@@ -109,7 +106,8 @@ def live_run(policy: str) -> LiveRun:
         cluster = state.cluster()
         with st.spinner(f"Preparing {display_name(policy)}…"):
             sim = Simulator(state.jobs(), cluster, runs.make(policy), state.seed())
-        live = LiveRun(key, sim, figures.GpuRows(cluster))
+        last = max((job.submit_time for job in sim.jobs), default=0.0)
+        live = LiveRun(key, sim, figures.GpuRows(cluster), horizon=last)
         ss["live"] = live
     return live
 

@@ -25,6 +25,8 @@ from engine.run import run_policy
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
 
 SEEDS = 5
+CLUSTER = Cluster(16, 4)
+"""The scenarios' cluster: the 64-GPU testbed their stories name."""
 RIVALS = ("fifo-request", "threshold-optimal")
 TIE = 0.02
 """Relative changes smaller than this (and intervals that cross zero) read as a tie."""
@@ -99,9 +101,9 @@ class Outcome:
 
 
 @st.cache_resource(show_spinner="Computing the scenarios once for everyone…")
-def outcome(index: int, shape: tuple[int, int] = (16, 4)) -> Outcome:
-    """Scenario ``index`` on a ``shape`` cluster over :data:`SEEDS` seeds, once per server."""
-    scenario, cluster = SCENARIOS[index], Cluster(*shape)
+def outcome(index: int) -> Outcome:
+    """Scenario ``index`` on :data:`CLUSTER` over :data:`SEEDS` seeds, once per server."""
+    scenario, cluster = SCENARIOS[index], CLUSTER
     jct: dict[str, list[float]] = {name: [] for name in ("drl", *RIVALS)}
     for seed, workload in _workloads(scenario, cluster):
         jobs = to_jobs(workload, cluster)

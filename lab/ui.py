@@ -13,10 +13,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import USER_ERRORS, describe
-from engine.policies import POLICIES
 from engine.workload import WorkloadError
 from lab import state
-from lab.figures import duration
+from lab.figures import duration, label
 from lab.line import Line
 from lab.scenarios import Change
 
@@ -111,8 +110,8 @@ def inline_errors(kept: str = "") -> Iterator[None]:
 
 def metric_cards(cards: list[tuple[str, str, str | None]]) -> None:
     """A row of ``(label, value, delta)`` metric cards."""
-    for column, (label, value, delta) in zip(st.columns(len(cards)), cards, strict=True):
-        column.metric(label, value, delta, delta_color="inverse" if delta else "normal")
+    for column, (title, value, delta) in zip(st.columns(len(cards)), cards, strict=True):
+        column.metric(title, value, delta, delta_color="inverse" if delta else "normal")
 
 
 def summary_cards(summary: Any, rivals: dict[str, float] | None = None) -> None:
@@ -125,7 +124,7 @@ def summary_cards(summary: Any, rivals: dict[str, float] | None = None) -> None:
     ]
     for name, jct in reversed((rivals or {}).items()):
         words = Change(name, reduction(summary.avg_jct, jct), math.nan).headline()
-        cards.insert(2, (f"vs {POLICIES[name].title if name in POLICIES else name}", words, None))
+        cards.insert(2, (f"vs {label(name)}", words, None))
     metric_cards(cards)
 
 

@@ -31,8 +31,8 @@ COMMANDS: dict[str, str] = {
 """Sub-command -> its one-line help; the module ``engine.cli.<name>`` implements it."""
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser with every command's options, or only ``command``'s (others listed)."""
+def build_parser(command: str) -> argparse.ArgumentParser:
+    """The parser with ``command``'s options; the other commands are listed by name only."""
     parser = argparse.ArgumentParser(
         prog="python -m engine",
         description="Simulate, compare and train schedulers for moldable GPU jobs.",
@@ -40,7 +40,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, summary in COMMANDS.items():
         sub = subparsers.add_parser(name, help=summary, description=summary)
-        if command is None or name == command:
+        if name == command:
             import_module(f"engine.cli.{name}").register(sub)
     return parser
 

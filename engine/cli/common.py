@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from engine import json_safe
 from engine.cluster import Cluster
 from engine.parallel import BACKENDS, RAY_ADDRESS, Executor
+from engine.simulator.results import METRIC_DEFINITIONS
 from engine.workload import FORMATS, MAX_GENERATED_JOBS, GeneratorConfig, Workload, generate
 from engine.workload import load_workload as load_workload_file
 
@@ -106,3 +108,12 @@ def workload_from(args: argparse.Namespace, cluster: Cluster, seed: int | None =
 def print_json(data: Any) -> None:
     """One JSON document on stdout; NaN/inf become null so any parser reads it."""
     sys.stdout.write(json_safe.dumps(data) + "\n")
+
+
+def metrics_epilog(names: Sequence[str]) -> str:
+    """A ``--help`` epilog defining ``names`` (for ``RawDescriptionHelpFormatter``)."""
+    width = max(map(len, names)) + 2
+    indent = "\n" + " " * (width + 2)
+    lines = [f"  {name:<{width}}{METRIC_DEFINITIONS[name].replace(chr(10), indent)}"
+             for name in names]
+    return "metrics, over the completed jobs (times in seconds):\n" + "\n".join(lines)

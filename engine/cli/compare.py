@@ -15,6 +15,7 @@ from engine.cli.common import (
     add_workload_options,
     cluster_from,
     executor_from,
+    metrics_epilog,
     positive_int,
     print_json,
     workload_from,
@@ -29,7 +30,6 @@ from engine.compare import (
     summarize_comparison,
 )
 from engine.policies import POLICIES, make_policy
-from engine.simulator.results import metrics_epilog
 from engine.workload import to_jobs
 
 JSON_KEYS: tuple[str, ...] = ("policy", "seed", "avg_jct", "p95_jct", "makespan", "utilization")

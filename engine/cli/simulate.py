@@ -12,15 +12,15 @@ from engine.cli.common import (
     add_cluster_options,
     add_workload_options,
     cluster_from,
+    metrics_epilog,
     print_json,
     workload_from,
 )
 from engine.job import MODES
-from engine.policies import ELASTIC_POLICIES, POLICIES, make_policy
+from engine.policies import ELASTIC_POLICIES, POLICIES
 from engine.run import run_policy
-from engine.simulator import simulate
 from engine.simulator.elastic import RESTART_DELAY
-from engine.simulator.results import METRIC_DEFINITIONS, metrics_epilog
+from engine.simulator.results import METRIC_DEFINITIONS
 from engine.workload import to_jobs
 
 
@@ -56,11 +56,8 @@ def run(args: argparse.Namespace) -> int:
     cluster = cluster_from(args)
     workload = workload_from(args, cluster)
     jobs = to_jobs(workload, cluster, args.mode)
-    if args.policy in ELASTIC_POLICIES:
-        result = simulate(jobs, cluster, make_policy(args.policy), args.seed,
-                          restart_delay=args.restart_delay)
-    else:
-        result = run_policy(args.policy, jobs, cluster, seed=args.seed)
+    result = run_policy(args.policy, jobs, cluster, seed=args.seed,
+                        restart_delay=args.restart_delay)
     if args.jobs_csv:
         result.jobs.to_csv(args.jobs_csv, index=False)
     summary = result.summary.as_dict()

@@ -72,7 +72,7 @@ def save_pretrained(
     """Write both weights files and the card (spec, width, sha256s filled in); the card path."""
     import torch  # only here and in load_state_dict: inference runs in numpy
 
-    directory = pretrained_dir() if directory is None else Path(directory)
+    directory = _folder(directory)
     directory.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in state_dict.items()}
     weights = directory / WEIGHTS_FILE
@@ -108,7 +108,7 @@ def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
 
 def update_card(updates: Mapping[str, Any], directory: str | os.PathLike | None = None) -> None:
     """Add or replace card entries (e.g. the evaluation table) without touching the weights."""
-    path = (pretrained_dir() if directory is None else Path(directory)) / CARD_FILE
+    path = (_folder(directory)) / CARD_FILE
     card = _read_card(path)
     card.update(updates)
     path.write_text(json_safe.dumps(card, indent=2) + "\n")
@@ -116,7 +116,7 @@ def update_card(updates: Mapping[str, Any], directory: str | os.PathLike | None 
 
 def load_pretrained(directory: str | os.PathLike | None = None) -> PretrainedPolicy:
     """The verified numpy actor and its card; raises :class:`PretrainedError`. No torch."""
-    directory = pretrained_dir() if directory is None else Path(directory)
+    directory = _folder(directory)
     card = _verified_card(directory)
     arrays = _verified_file(directory, card, "numpy_weights_file", "numpy_weights_sha256")
     try:
@@ -134,7 +134,7 @@ def load_state_dict(directory: str | os.PathLike | None = None) -> dict[str, tor
 
     from engine.drl.network import ActorCritic
 
-    directory = pretrained_dir() if directory is None else Path(directory)
+    directory = _folder(directory)
     card = _verified_card(directory)
     weights = _verified_file(directory, card, "weights_file", "weights_sha256")
     try:
@@ -149,6 +149,11 @@ def load_state_dict(directory: str | os.PathLike | None = None) -> dict[str, tor
 def shipped_policy() -> PretrainedPolicy:
     """The policy in the pretrained folder, loaded and verified once per process."""
     return load_pretrained()
+
+
+def _folder(directory: str | os.PathLike | None) -> Path:
+    """``directory``, or the shipped weights' folder when none is given."""
+    return pretrained_dir() if directory is None else Path(directory)
 
 
 def _verified_card(directory: Path) -> dict[str, Any]:

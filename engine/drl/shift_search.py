@@ -12,7 +12,7 @@ diagnostic :mod:`engine.headroom`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,14 +23,12 @@ from engine.env.features import DecisionPoint
 from engine.env.planning import Chooser, plan_starts
 from engine.env.spec import LEVELS, WAIT, decode
 from engine.job import Job
+from engine.parallel import Progress
 from engine.protocol import Allocation, Policy, SchedulerView
 from engine.simulator import simulate
 
 MOVES: tuple[int, ...] = (-1, 1, 2)
 """Level shifts tried per job, in order (the first that helps is kept)."""
-
-Progress = Callable[[int, int], None]
-"""Called with (steps done, steps in all) as a search goes."""
 
 
 def shift_action(point: DecisionPoint, action: int, shift: int) -> int:

@@ -142,15 +142,20 @@ result; :func:`make_policy` finds both.
 """
 
 
+def policy_entry(name: str) -> PolicyEntry | None:
+    """The entry of a policy of either registry, or None for an unregistered name."""
+    return POLICIES.get(name) or ELASTIC_POLICIES.get(name)
+
+
 def display_name(name: str) -> str:
     """``Title (code-name)`` for a registered policy, else the name itself."""
-    entry = POLICIES.get(name) or ELASTIC_POLICIES.get(name)
+    entry = policy_entry(name)
     return f"{entry.title} ({name})" if entry else name
 
 
 def make_policy(name: str) -> Policy:
     """A fresh policy called ``name``; an unknown name raises ``UnknownName`` listing them."""
-    entry = POLICIES.get(name) or ELASTIC_POLICIES.get(name)
+    entry = policy_entry(name)
     if entry is None:
         known = ", ".join([*POLICIES, *ELASTIC_POLICIES])
         raise UnknownName(f"unknown policy {name!r}; known: {known}")
@@ -168,4 +173,5 @@ __all__ = [
     "SchedulerView",
     "display_name",
     "make_policy",
+    "policy_entry",
 ]

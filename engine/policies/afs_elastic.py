@@ -36,3 +36,7 @@ class AfsElastic(AfsL):
         shares = self._share(sorted(pool, key=remaining_time), total - sum(fixed.values()), total)
         sizes = {**fixed, **{job: shares.get(job, 0) for job in pool}}
         return relayout(view, sizes, "AFS-L, re-solved", place=None)
+
+    def _throughput(self, job: Job, gpus: int) -> float:
+        """``W`` of a partly run job: 1 / its remaining time on ``gpus`` GPUs."""
+        return super()._throughput(job, gpus) * job.runtime_1gpu / self._left[job]

@@ -38,7 +38,6 @@ class AfsL(Policy):
 
     def reset(self, cluster: Cluster, seed: int) -> None:
         self._sizing = Sizing(cluster)
-        self._left: dict[Job, float] | None = None  # elastic subclass: 1-GPU work left
 
     def schedule(self, view: SchedulerView) -> list[Allocation]:
         runtime = self._sizing.runtime
@@ -82,11 +81,10 @@ class AfsL(Policy):
         return shorter if (l1 - l0) / l0 > (h1 - h0) / h1 else longer
 
     def _throughput(self, job: Job, gpus: int) -> float:
-        """``W``: 1 / run time, or 1 / remaining time when jobs have partly run."""
+        """``W``: 1 / run time on ``gpus`` GPUs (0 without GPUs)."""
         if gpus == 0:
             return 0.0
-        rate = 1.0 / self._sizing.runtime(job, gpus)
-        return rate if self._left is None else rate * job.runtime_1gpu / self._left[job]
+        return 1.0 / self._sizing.runtime(job, gpus)
 
 
 def _next(job: Job, sizes: dict[Job, int]) -> int:

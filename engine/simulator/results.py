@@ -50,15 +50,6 @@ METRIC_DEFINITIONS: dict[str, str] = {
 """What each summary metric means, in the words the CLI's help and the docs use."""
 
 
-def metrics_epilog(names: Sequence[str]) -> str:
-    """A ``--help`` epilog defining ``names`` (for ``RawDescriptionHelpFormatter``)."""
-    width = max(map(len, names)) + 2
-    indent = "\n" + " " * (width + 2)
-    lines = [f"  {name:<{width}}{METRIC_DEFINITIONS[name].replace(chr(10), indent)}"
-             for name in names]
-    return "metrics, over the completed jobs (times in seconds):\n" + "\n".join(lines)
-
-
 @dataclass(frozen=True)
 class Summary:
     """Headline metrics of one run, as :data:`METRIC_DEFINITIONS` defines them.
