@@ -30,7 +30,7 @@ LOG_S = 1.0
 a log that scrolls five times a second cannot be read."""
 MAX_GAP_S = 1.0
 """The most wall time one frame may catch up on, so a stalled server does not jump hours."""
-SPEEDS = {"1 min/s": 60, "10 min/s": 600, "1 h/s": 3600, "6 h/s": 21600, "1 day/s": 86400}
+SPEEDS = state.SPEEDS
 
 
 @dataclass

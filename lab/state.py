@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.cluster import Cluster
-from engine.job import Job
+from engine.job import MODES, Job
 from engine.policies import POLICIES
 from engine.speedup import MODEL_NAMES
 from engine.workload import (
@@ -35,6 +35,11 @@ from engine.workload.sniff import sniff
 SIZES = ("log-uniform", "philly")
 RULES = ("pollux", "power-of-two", "one")
 GPUS_PER_NODE = (1, 2, 4, 8)
+JOB_MODES = ("as-loaded", *MODES)
+"""The Workload page's job-mode choice: each job's own ``mode`` column (``moldable`` for a
+generated workload), or one mode for every job."""
+SPEEDS = {"1 min/s": 60, "10 min/s": 600, "1 h/s": 3600, "6 h/s": 21600, "1 day/s": 86400}
+"""The Live page's playback speeds: simulated seconds per wall second."""
 MAX_UPLOAD_ROWS = 20_000
 """Jobs an upload may hold: more would not simulate in interactive time."""
 
@@ -83,6 +88,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("load", 0.85, _number_in(float, 0.1, 2.0)),
     Setting("sizes", "log-uniform", _one_of(SIZES)),
     Setting("rule", "pollux", _one_of(RULES)),
+    Setting("mode", "as-loaded", _one_of(JOB_MODES)),
+    Setting("speed", "1 h/s", _one_of(tuple(SPEEDS))),
 )
 DEFAULT_MIX: dict[str, float] = {name: 1.0 for name in MODEL_NAMES[:6]}
 """Every measured model equally often: the Pollux evaluation's mix."""
@@ -284,12 +291,20 @@ def use_generator() -> None:
 
 
 def workload_key() -> tuple:
-    """Identifies the active workload (by content), cluster and seed, for caching results."""
+    """Identifies the active workload (by content), cluster, seed and job mode, for caching
+    results."""
     workload()
-    return (*st.session_state["workload_key"], cluster(), seed())
+    return (*st.session_state["workload_key"], cluster(), seed(), job_mode())
+
+
+def job_mode() -> str | None:
+    """The mode every job runs in, or ``None``: each job's own (``engine.job.MODES``)."""
+    mode = get("mode")
+    return None if mode == "as-loaded" else mode
 
 
 def jobs() -> list[Job]:
-    """The active workload's jobs on the current cluster (WorkloadError if they don't fit)."""
-    return to_jobs(workload(), cluster())
+    """The active workload's jobs on the current cluster, in the chosen job mode
+    (WorkloadError if they don't fit)."""
+    return to_jobs(workload(), cluster(), job_mode())
 
