@@ -12,11 +12,12 @@ inputs, so one mapper serves them all:
   local Ray started for the executor. Ray is an optional extra, imported only here.
 
 A map takes ``fn(shared, task)``, a module-level function (workers import it by name),
-the tasks, and ``shared``: the inputs every task reads (workloads, weights), shipped
-once per map rather than once per task. Tasks go in strided chunks (a few per worker, so
-unequal tasks even out and progress moves as chunks finish); results come back in task
-order, and each task is computed by the same code on every backend, so the results are
-bit-identical whatever ran them. Workers are forked when that is safe (one thread, no
+the tasks, and ``shared``: the inputs every task reads (workloads, weights), written once
+per map to a file each local worker reads once, not shipped with every task. Tasks go in
+strided chunks (many per worker, so unequal tasks even out, no worker idles long at the
+end and progress moves as chunks finish); results come back in task order, and each
+task is computed by the same code on every backend, so the results are bit-identical
+whatever ran them. Workers are forked when that is safe (one thread, no
 torch loaded: a command-line run), which saves each worker its imports; otherwise
 (under the app's threads, after torch has run) they are spawned.
 """
@@ -29,6 +30,7 @@ import multiprocessing
 import os
 import pickle
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -44,9 +46,9 @@ PARALLEL_MIN_WORK = 100_000
 """Simulated jobs (runs x jobs per run) below which ``local`` with no worker count stays
 in-process: about 5 s of simulation, the point where starting workers (about a second
 on a busy 2-core machine) starts to pay."""
-CHUNKS_PER_WORKER = 8
+CHUNKS_PER_WORKER = 32
 """Chunks per worker in a map: enough that the last chunk leaves little tail and progress
-moves, few enough that the shared inputs are not shipped again and again."""
+moves, few enough that the per-chunk round trip (a few milliseconds) stays negligible."""
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -194,13 +196,16 @@ class Executor:
             return
         if self._pool is None:
             self._pool = self._new_pool()
-        call, blob = next(self._calls), pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
-        futures: dict[Future, list[int]] = {
-            self._pool.submit(_run_local_chunk, fn, call, blob, [tasks[i] for i in chunk]): chunk
-            for chunk in chunks
-        }
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+        prefix = f"moldable-lab-{os.getpid()}-{id(self)}-{next(self._calls)}-"
+        with tempfile.NamedTemporaryFile(prefix=prefix, dir=_SCRATCH) as file:
+            pickle.dump(shared, file, protocol=pickle.HIGHEST_PROTOCOL)
+            file.flush()
+            futures: dict[Future, list[int]] = {
+                self._pool.submit(_run_local_chunk, fn, file.name, [tasks[i] for i in chunk]):
+                chunk for chunk in chunks
+            }
+            for future in as_completed(futures):
+                yield futures[future], future.result()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=_start_method())
@@ -255,15 +260,20 @@ def _run_chunk(fn: Task, shared: Any, tasks: list[Any]) -> list[Any]:
     return [fn(shared, task) for task in tasks]
 
 
-_shared_cache: tuple[int, Any] | None = None
-"""A local worker's last map: its number and the unpickled shared inputs."""
+_SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None
+"""Where a map's shared inputs are written: memory on Linux, the temporary folder elsewhere."""
+_shared_cache: tuple[str, Any] | None = None
+"""A local worker's last map: the file of its shared inputs, and those inputs."""
 
 
-def _run_local_chunk(fn: Task, call: int, blob: bytes, tasks: list[Any]) -> list[Any]:
-    """Run a chunk in a pool worker, unpickling the map's shared inputs once per worker."""
+def _run_local_chunk(fn: Task, path: str, tasks: list[Any]) -> list[Any]:
+    """Run a chunk in a pool worker, reading the map's shared inputs once per worker (each
+    map's file is named by process, executor and map number, so a name seen before is
+    the same map's)."""
     global _shared_cache
-    if _shared_cache is None or _shared_cache[0] != call:
-        _shared_cache = (call, pickle.loads(blob))
+    if _shared_cache is None or _shared_cache[0] != path:
+        with open(path, "rb") as file:
+            _shared_cache = (path, pickle.load(file))
     return _run_chunk(fn, _shared_cache[1], tasks)
 
 
