@@ -9,7 +9,8 @@ the GPUs left over then go out one at a time by the policy's own rule.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import heapq
+from collections.abc import Callable, Mapping, Sequence
 
 from engine.job import Job
 from engine.protocol import Allocation, SchedulerView
@@ -35,3 +36,28 @@ def largest(job: Job, total_gpus: int) -> int:
 def allocations(sizes: Mapping[Job, int], rule: str) -> list[Allocation]:
     """Start every sized job, noting the rule that sized it for the decision log."""
     return [Allocation(job, gpus, {"rule": rule}) for job, gpus in sizes.items()]
+
+
+def grow_greedily(
+    sizes: dict[Job, int], jobs: Sequence[Job], spare: int, gain: Callable[[Job, int], float]
+) -> None:
+    """Hand ``spare`` GPUs out one at a time, each to the job of ``jobs`` whose
+    ``gain(job, its GPUs)`` is largest (ties: the earlier job), while some gain is positive.
+
+    Optimus's marginal-gain rule, shared by its start-time and re-solved versions.
+    """
+    heap: list[tuple[float, int]] = []
+
+    def offer(order: int) -> None:
+        job = jobs[order]
+        value = gain(job, sizes[job])
+        if value > 0:
+            heapq.heappush(heap, (-value, order))
+
+    for order in range(len(jobs)):
+        offer(order)
+    while spare and heap:
+        _, order = heapq.heappop(heap)
+        sizes[jobs[order]] += 1
+        spare -= 1
+        offer(order)

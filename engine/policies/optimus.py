@@ -9,10 +9,9 @@ growing when one more GPU no longer shortens it (or at its maximum). Reads run t
 
 from __future__ import annotations
 
-import heapq
-
 from engine.cluster import Cluster
-from engine.policies.growth import admit_fifo, allocations, largest
+from engine.job import Job
+from engine.policies.growth import admit_fifo, allocations, grow_greedily, largest
 from engine.policies.sizing import Sizing
 from engine.protocol import Allocation, Policy, SchedulerView
 
@@ -28,22 +27,11 @@ class Optimus(Policy):
         sizes, spare = admit_fifo(view)
         total = view.cluster.total_gpus
         runtime = self._sizing.runtime
-        gains: list[tuple[float, int]] = []
-        jobs = list(sizes)
 
-        def offer(order: int) -> None:
-            job = jobs[order]
-            gpus = sizes[job]
-            if gpus < largest(job, total):
-                gain = runtime(job, gpus) - runtime(job, gpus + 1)
-                if gain > 0:
-                    heapq.heappush(gains, (-gain, order))
+        def gain(job: Job, gpus: int) -> float:
+            if gpus >= largest(job, total):
+                return 0.0
+            return runtime(job, gpus) - runtime(job, gpus + 1)
 
-        for order in range(len(jobs)):
-            offer(order)
-        while spare and gains:
-            _, order = heapq.heappop(gains)
-            sizes[jobs[order]] += 1
-            spare -= 1
-            offer(order)
+        grow_greedily(sizes, list(sizes), spare, gain)
         return allocations(sizes, "min, then largest drop in run time")

@@ -15,12 +15,10 @@ Start-time Optimus, without resizing, is ``optimus``. Reads run times.
 
 from __future__ import annotations
 
-import heapq
-
 from engine.cluster import Cluster
 from engine.job import Job
 from engine.policies.emptiest import relayout
-from engine.policies.growth import largest
+from engine.policies.growth import grow_greedily, largest
 from engine.policies.sizing import Sizing
 from engine.protocol import Allocation, Policy, SchedulerView
 
@@ -54,23 +52,14 @@ class OptimusElastic(Policy):
                 spare -= sizes[job]
         left = {job: view.remaining_work(job) for job in jobs}
         runtime = self._sizing.runtime
-        gains: list[tuple[float, int, Job]] = []
 
-        def offer(job: Job) -> None:
-            gpus = sizes[job]
+        def gain(job: Job, gpus: int) -> float:
             growable = job.mode == "malleable" or job.index not in running
-            if growable and 0 < gpus < largest(job, total):
-                gain = left[job] * (runtime(job, gpus) - runtime(job, gpus + 1))
-                if gain > 0:
-                    heapq.heappush(gains, (-gain / job.runtime_1gpu, job.index, job))
+            if not (growable and 0 < gpus < largest(job, total)):
+                return 0.0
+            return left[job] * (runtime(job, gpus) - runtime(job, gpus + 1)) / job.runtime_1gpu
 
-        for job in jobs:
-            offer(job)
-        while spare and gains:
-            _, _, job = heapq.heappop(gains)
-            sizes[job] += 1
-            spare -= 1
-            offer(job)
+        grow_greedily(sizes, jobs, spare, gain)
         return relayout(view, sizes, "optimus: largest time drop")
 
 
