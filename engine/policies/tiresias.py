@@ -33,7 +33,6 @@ class Tiresias(Policy):
     def reset(self, cluster: Cluster, seed: int) -> None:
         self._queues: tuple[list[int], list[int]] = ([], [])
         self._service: dict[int, float] = {}  # seconds held since it first ran
-        self._granted: set[int] = set()
         self._checked = 0.0
 
     def schedule(self, view: SchedulerView) -> list[Allocation]:
@@ -41,13 +40,12 @@ class Tiresias(Policy):
         running = {run.job.index: run for run in view.running}
         live = {job.index: job for job in view.waiting} | {i: r.job for i, r in running.items()}
         high, low = (list(filter(live.__contains__, q)) for q in self._queues)
-        self._granted &= live.keys()
         elapsed, self._checked = view.time - self._checked, view.time
         for i in sorted(live):
             if i not in self._service:
                 self._service[i] = 0.0
                 high.append(i)
-            elif i in self._granted:
+            elif i in running:  # granted last round: it held its GPUs since
                 self._service[i] += elapsed
                 gpus = request(live[i], total)
                 if self._service[i] * gpus >= THRESHOLD and i in high:
@@ -60,7 +58,6 @@ class Tiresias(Policy):
             if gpus <= left:
                 granted.add(i)
                 left -= gpus
-        self._granted = granted
         free = list(view.free_per_node)
         out: list[Allocation] = []
         for i in sorted(running.keys() - granted):
