@@ -15,6 +15,7 @@ import argparse
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
@@ -26,7 +27,7 @@ from engine.paths import shared_data
 from engine.policies import make_policy
 from engine.simulator import simulate
 from engine.simulator.elastic import RESTART_DELAY
-from engine.speedup.artifact import ArtifactJob, load_application
+from engine.speedup.artifact import AdaptiveArtifactJob, ArtifactJob, load_application
 
 PUBLISHED: dict[str, dict[str, float]] = {
     "tiresias": {
@@ -50,36 +51,51 @@ PUBLISHED: dict[str, dict[str, float]] = {
 branch osdi21-artifact, Apache-2.0), written by ``python3 simulator.py --policy P
 --output DIR workloads/``; workload-6 is the README's figure for each policy."""
 
-OURS = {"tiresias": "tiresias", "optimus": "optimus-elastic"}
+OURS = {"tiresias": "tiresias", "optimus": "optimus-elastic", "pollux": "pollux-like"}
 """The artifact's policy -> ours."""
-MODES = {"tiresias": "rigid", "optimus-elastic": "malleable"}
 CLUSTER = Cluster(16, 4)
+POLLUX_NCF_BATCH = 32768
+"""The artifact pins ncf's batch under Pollux (``Cluster.__init__``), on one GPU."""
 
 
 def workloads_dir() -> Path:
     return shared_data("pollux", "workloads")
 
 
-def artifact_jobs(path: Path, mode: str) -> list[Job]:
-    """A Pollux workload's jobs with the artifact's job model, as ``mode`` jobs.
+@cache
+def adaptive_job(application: str) -> AdaptiveArtifactJob:
+    """One batch-adaptive model per application, shared by every workload: its
+    durations take a batch search per allocation, worth doing once."""
+    return AdaptiveArtifactJob(load_application(application))
 
-    Rigid jobs run their ``num_replicas``; malleable ones range over 1 GPU up to the
-    artifact's Optimus limit ``batch_size // min_local_bsz`` (ncf: 1, as there).
+
+def artifact_jobs(path: Path, policy: str) -> list[Job]:
+    """A Pollux workload's jobs as the artifact builds them for its ``policy``.
+
+    ``tiresias``: rigid jobs on their ``num_replicas`` at their ``batch_size``.
+    ``optimus``: malleable jobs at their ``batch_size``, from 1 GPU up to
+    ``batch_size // min_local_bsz`` (ncf: 1). ``pollux``: malleable jobs that pick their
+    batch per allocation (:class:`AdaptiveArtifactJob`), up to 64 GPUs and
+    ``max_batch_size // min_local_bsz`` (ncf: one GPU at batch 32768).
     """
     table = pd.read_csv(path)
     models: dict[tuple[str, int], ArtifactJob] = {}
     jobs = []
     for index, row in enumerate(table.itertuples()):
         app = load_application(row.application)
-        model = models.setdefault((row.application, row.batch_size),
-                                  ArtifactJob(app, int(row.batch_size)))
-        replicas = int(row.num_replicas)
-        if mode == "rigid":
-            low = high = replicas
+        replicas, batch = int(row.num_replicas), int(row.batch_size)
+        adaptive = policy == "pollux" and row.application != "ncf"
+        if policy == "pollux" and not adaptive:
+            batch = POLLUX_NCF_BATCH
+        model = adaptive_job(row.application) if adaptive else models.setdefault(
+            (row.application, batch), ArtifactJob(app, batch))
+        if policy == "tiresias":
+            mode, low, high = "rigid", replicas, replicas
+        elif row.application == "ncf":
+            mode, low, high = "malleable", 1, 1
         else:
-            low = 1
-            high = 1 if row.application == "ncf" else min(
-                CLUSTER.total_gpus, int(row.batch_size) // app.min_local_bsz)
+            most = app.max_batch_size if adaptive else batch
+            mode, low, high = "malleable", 1, min(CLUSTER.total_gpus, most // app.min_local_bsz)
         jobs.append(Job(index, row.name, float(row.time), model.duration(1, 1),
                         row.application, model, replicas, low, high, mode))
     return jobs
@@ -104,7 +120,7 @@ def measure(names: Sequence[str], policies: Sequence[str] = tuple(OURS)) -> list
     for name in names:
         for theirs in policies:
             ours = OURS[theirs]
-            jobs = artifact_jobs(workloads_dir() / f"{name}.csv", MODES[ours])
+            jobs = artifact_jobs(workloads_dir() / f"{name}.csv", theirs)
             began = time.process_time()
             result = simulate(jobs, CLUSTER, make_policy(ours),
                               restart_delay=RESTART_DELAY, start_delay=RESTART_DELAY)
@@ -138,10 +154,17 @@ def run(args: argparse.Namespace) -> int:
         errors = [abs(r.error) for r in rows if r.policy == policy]
         print(f"{policy}: mean absolute error {sum(errors) / len(errors):.1%}, "
               f"worst {max(errors):.1%}")
-    by = {(r.workload, r.policy): r for r in rows}
-    flips = [name for name in names
-             if (by[name, "tiresias"].ours < by[name, "optimus-elastic"].ours)
-             != (by[name, "tiresias"].artifact < by[name, "optimus-elastic"].artifact)]
-    print(f"order tiresias vs optimus as the artifact's: {len(names) - len(flips)} of "
-          f"{len(names)} workloads" + (f" (not {', '.join(flips)})" if flips else ""))
+    for low, high in (("tiresias", "optimus-elastic"), ("pollux-like", "tiresias")):
+        flips = order_flips(rows, low, high)
+        print(f"order {low} vs {high} as the artifact's: {len(names) - len(flips)} of "
+              f"{len(names)} workloads" + (f" (not {', '.join(flips)})" if flips else ""))
     return 0
+
+
+def order_flips(rows: Sequence[Row], first: str, second: str) -> list[str]:
+    """Workloads where ours order ``first`` and ``second`` unlike the artifact's."""
+    by = {(r.workload, r.policy): r for r in rows}
+    names = dict.fromkeys(r.workload for r in rows)
+    return [name for name in names
+            if (by[name, first].ours < by[name, second].ours)
+            != (by[name, first].artifact < by[name, second].artifact)]

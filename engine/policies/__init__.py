@@ -133,6 +133,15 @@ ELASTIC_POLICIES: dict[str, PolicyEntry] = {
         "more GPU; running jobs grow and shrink, each change costing a restart. It needs "
         "run-time estimates.",
     ),
+    "pollux-like": PolicyEntry(
+        "pollux_like", "PolluxLike", "Pollux-like (elastic)",
+        "Pollux's scheduler (OSDI'21): every minute all jobs are re-sized so that the "
+        "slowest jobs are helped most. Every job gets a GPU before any gets a second, a "
+        "job grows at most to twice its largest size so far, and a change that would "
+        "restart a young job must pay for its 30 s restart. Pollux also tunes each job's "
+        "batch size to its GPUs; the lab's jobs have fixed batch sizes, so that part is "
+        "left out. It needs run-time estimates.",
+    ),
 }
 """Policies that preempt or resize running jobs; they run on the elastic simulator.
 

@@ -112,7 +112,11 @@ class Application:
         return self._memo["nd"]
 
     def steps(self, batch_size: float) -> float:
-        """Steps at ``batch_size`` to finish: each epoch's progress over its gain.
+        """Steps at ``batch_size`` to finish: each epoch's progress over its gain."""
+        return float(np.sum(self.epoch_steps(batch_size)))
+
+    def epoch_steps(self, batch_size: float) -> np.ndarray:
+        """Steps at ``batch_size`` in each epoch: its progress over its gain.
 
         Progress per epoch is the least over the validated batches (the artifact's
         ``get_progress``); gradient statistics are linear between validated batches.
@@ -139,11 +143,12 @@ class Application:
             sqr, var = stat("grad_sqr"), stat("grad_var")
             scale = batch_size / self.init_batch_size
             gain = (var + sqr) / (var / scale + sqr)
-            memo[batch_size] = float(np.sum(progress / gain))
+            memo[batch_size] = progress / gain
         return memo[batch_size]
 
-    def duration(self, batch_size: int, gpus: int, nodes: int) -> float:
-        """Seconds a job at global ``batch_size`` trains on ``gpus`` GPUs over ``nodes``."""
+    def step_time(self, batch_size: int, gpus: int, nodes: int) -> tuple[float, int]:
+        """Seconds per step at global ``batch_size`` on ``gpus`` GPUs over ``nodes``, and
+        the batch actually trained (the artifact caps the local batch)."""
         local = math.ceil(batch_size / gpus - 1e-8)
         accum = math.ceil(local / self.max_local_bsz - 1e-8) - 1
         if gpus == 1 and batch_size > self.init_batch_size:
@@ -151,7 +156,12 @@ class Application:
         atomic = math.ceil(local / (accum + 1) - 1e-8)
         atomic = min(atomic, int(self.max_batch_size / (gpus * (accum + 1))))
         step, sync = self.throughput(fullest_first(gpus, nodes), atomic)
-        return (step + (step - sync) * accum) * self.steps(gpus * atomic * (accum + 1))
+        return step + (step - sync) * accum, gpus * atomic * (accum + 1)
+
+    def duration(self, batch_size: int, gpus: int, nodes: int) -> float:
+        """Seconds a job at global ``batch_size`` trains on ``gpus`` GPUs over ``nodes``."""
+        seconds, trained = self.step_time(batch_size, gpus, nodes)
+        return seconds * self.steps(trained)
 
 
 def fullest_first(gpus: int, nodes: int, per_node: int = 4) -> tuple[int, ...]:
@@ -202,3 +212,40 @@ class ArtifactJob:
 
     def speedup(self, gpus: int, nodes: int) -> float:
         return self.duration(1, 1) / self.duration(gpus, nodes)
+
+
+BATCH_CHOICES = 24
+"""Global batch sizes an adaptive job considers, spaced evenly in log between the
+application's smallest and largest validated batch."""
+
+
+@dataclass(frozen=True, eq=False)
+class AdaptiveArtifactJob(ArtifactJob):
+    """A Pollux job: in every epoch it trains at the global batch that gets through
+    that epoch soonest on its allocation (Pollux's goodput), within the validated batches.
+
+    Larger batches pay off as training goes (the gradient noise grows), which Pollux
+    follows by retuning the batch; with exact gradient statistics that is the per-epoch
+    best batch. ``batch_size`` is unused.
+    """
+
+    batch_size: int = 0
+
+    def duration(self, gpus: int, nodes: int) -> float:
+        key = (gpus, nodes)
+        if key not in self._memo:
+            app = self.application
+            sizes = np.unique(np.geomspace(app.init_batch_size, app.max_batch_size,
+                                           BATCH_CHOICES).round().astype(int))
+            per_batch = []
+            for size in sizes:
+                try:
+                    seconds, trained = app.step_time(int(size), gpus, nodes)
+                except ValueError:  # a local batch outside the measurements
+                    continue
+                per_batch.append(seconds * app.epoch_steps(trained))
+            if not per_batch:
+                raise ValueError(f"{app.name}: no validated batch runs on {gpus} GPUs "
+                                 f"over {nodes} nodes")
+            self._memo[key] = float(np.min(per_batch, axis=0).sum())
+        return self._memo[key]

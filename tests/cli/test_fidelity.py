@@ -23,8 +23,10 @@ def test_tiresias_on_workload_6_is_near_the_artifacts_figure():
 def test_the_command_prints_json_rows(capsys):
     assert main(["fidelity", "--workloads", "workload-1", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [r["policy"] for r in rows] == ["tiresias", "optimus-elastic"]
+    assert [r["policy"] for r in rows] == ["tiresias", "optimus-elastic", "pollux-like"]
     assert all(abs(r["relative_error"]) < 0.2 for r in rows)
+    ours = {r["policy"]: r["ours"] for r in rows}  # the artifact's order: Pollux first
+    assert ours["pollux-like"] < ours["tiresias"] < ours["optimus-elastic"]
 
 
 def test_an_unknown_workload_is_a_readable_error(capsys):
