@@ -15,27 +15,31 @@ KEPT = "The previous workload is kept."
 TRACE_FORMATS = ("auto", "swf", "philly", "pollux")
 
 
-def handle_upload(uploaded: st.runtime.uploaded_file_manager.UploadedFile, fmt: str) -> None:
-    """Load an upload once (not on every rerun) and show how it went, inline."""
+def handle_upload(
+    uploaded: st.runtime.uploaded_file_manager.UploadedFile, fmt: str, key: str
+) -> None:
+    """Load an upload once (when its file or format changes, not on every rerun) and show
+    how it went, inline, while it is the latest load: another upload, a reference trace or
+    the generator replaces its message. The format is sniffed once, here."""
     ss = st.session_state
-    mark = (uploaded.file_id, fmt, state.cluster())
-    if ss.get("upload_mark") != mark:
-        ss["upload_mark"] = mark
+    kind = ss.get(f"{key}_kind", fmt)
+    mark = (key, uploaded.file_id, fmt)
+    if ss.get(f"{key}_mark") != mark:
+        ss[f"{key}_mark"] = mark
         data = uploaded.getvalue()
-        ss["upload_kind"] = state.sniffed(data) if fmt == "auto" else fmt
-        ss["upload_error"] = state.try_load(
-            data, fmt, f"uploaded {uploaded.name}", name=Path(uploaded.name).stem
-        )
-        if ss["upload_error"] is None:
+        kind = ss[f"{key}_kind"] = state.sniffed(data) if fmt == "auto" else fmt
+        if state.try_load(data, kind, f"uploaded {uploaded.name}",
+                          name=Path(uploaded.name).stem, attempt=mark) is None:
             st.rerun()  # so the sidebar, drawn before this page, names the new workload
-    error = ss["upload_error"]
-    if error is None:
+    last = state.last_load()
+    if last is None or last[0] != mark:
+        return
+    if last[1] is None:
         jobs = len(state.workload())
-        kind = ss["upload_kind"]
         read_as = "" if kind == "csv" else f", read as a {kind.upper()} trace (from its content)"
         st.success(f"Loaded {uploaded.name}: {jobs} job{'s' if jobs != 1 else ''}{read_as}.")
     else:
-        ui.show_error(error, kept=KEPT)
+        ui.show_error(last[1], kept=KEPT)
 
 
 def reference_files() -> dict[str, Path]:
@@ -80,13 +84,13 @@ with upload_tab:
     # any file: its content, not its name or MIME type, decides how it is read
     csv_upload = st.file_uploader("workload CSV", key="upload_csv")
     if csv_upload is not None:
-        handle_upload(csv_upload, "auto")
+        handle_upload(csv_upload, "auto", "upload_csv")
 
 with import_tab:
     fmt = st.radio("format", TRACE_FORMATS, horizontal=True, key="trace_format")
     trace_upload = st.file_uploader("trace file", key="upload_trace")
     if trace_upload is not None:
-        handle_upload(trace_upload, fmt)
+        handle_upload(trace_upload, fmt, "upload_trace")
     bundled = reference_files()
     if bundled:
         st.subheader("Reference traces")
@@ -95,15 +99,22 @@ with import_tab:
         first = right.number_input("first jobs", 10, 5000, 300, step=10, key="reference_jobs",
                                    help="Large traces are cut to their first jobs.")
         if st.button("Load reference trace", key="reference_load"):
-            error = state.try_load(state.head(bundled[chosen], int(first)), "auto",
-                                   f"reference {chosen}", name=Path(chosen).stem)
-            if error is not None:
-                ui.show_error(error, kept=KEPT)
+            state.try_load(state.head(bundled[chosen], int(first)), "auto",
+                           f"reference {chosen}", name=Path(chosen).stem, attempt="reference")
+        last = state.last_load()
+        if last is not None and last[0] == "reference" and last[1] is not None:
+            ui.show_error(last[1], kept=KEPT)
 
 workload = state.workload()
 cluster = state.cluster()
 frame = workload.frame
 st.header(f"{workload.name}")
+left, right = st.columns([1, 3], vertical_alignment="bottom")
+left.selectbox("job mode", state.JOB_MODES, **state.bind("mode"),
+               help="as-loaded keeps each job's own `mode` column (moldable when generated).")
+right.caption("**rigid**: exactly the GPUs requested; **moldable**: the scheduler picks the "
+              "count when the job starts; **malleable**: resizable while it runs, which only "
+              "an elastic policy (tiresias, optimus-elastic, afs-elastic) does.")
 ui.metric_cards([
     ("jobs", f"{len(workload):,}", None),
     ("offered load", f"{offered_load(workload, cluster):.2f}", None),
@@ -112,8 +123,9 @@ ui.metric_cards([
 ])
 for note in workload.notes:
     st.info(note)
-with ui.inline_errors():
-    state.jobs()  # does every job fit this cluster?
+unfit = state.recheck()  # does it still suit this cluster, if it was changed since?
+if unfit is not None:
+    ui.show_error(unfit)
 
 st.dataframe(frame, hide_index=True, height=260)
 st.download_button("Download the workload as CSV", to_csv_bytes(workload),

@@ -1,4 +1,5 @@
-"""A server-wide first-come line for heavy work (Compare sweeps, training runs).
+"""A server-wide first-come line for heavy work (Compare sweeps, Home's "Your workload",
+training runs).
 
 One server serves a whole class on two cores. If thirty students press Run comparison
 together, thirty sweeps share the CPU and every page, light ones included, waits for
@@ -71,7 +72,7 @@ class Line:
 
 @st.cache_resource
 def compare_line() -> Line:
-    """The line every session's comparisons (and Home's full demo) join."""
+    """The line every session's comparisons and Home's "Your workload" runs join."""
     return Line(COMPARE_SLOTS)
 
 

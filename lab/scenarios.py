@@ -1,45 +1,58 @@
-"""Home's named scenarios: the learned scheduler against today's practice, over seeds.
+"""Home's scenarios: the learned scheduler against today's practice, over seeds.
 
-A lecturer's first slide is the same for every student, so each scenario is computed
-once per server process (``st.cache_resource``) and then served to every session from
-memory. Each compares ``drl`` with what clusters do today (Slurm/Kubernetes FIFO on the
-user's request) and with the threshold rule tuned with hindsight, over several seeds,
-as a relative change with a 95% confidence interval.
+Each scenario compares ``drl`` with what clusters do today (Slurm/Kubernetes FIFO on the
+user's request) and with the threshold rule tuned with hindsight, over several seeds, as
+a relative change with a 95% confidence interval. The named ones are a lecturer's first
+slide, the same for every student, so each is computed once per server process
+(``st.cache_resource``). "Your workload" is the session's own settings as one more
+scenario; its outcome is kept server-wide by its key (workload, cluster, seeds, job mode),
+so two students with the same settings share one computation, which Home runs through
+the server-wide line (``lab.line``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import numpy as np
+import pandas as pd
 import streamlit as st
 
 from engine.cluster import Cluster
-from engine.compare import mean_ci
+from engine.compare import compare, mean_ci, summarize_comparison
+from engine.job import Job
+from engine.parallel import Executor, Progress
 from engine.paths import shared_data
 from engine.policies import display_name
-from engine.run import run_policy
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
+from lab import state
 
 SEEDS = 5
 CLUSTER = Cluster(16, 4)
-"""The scenarios' cluster: the 64-GPU testbed their stories name."""
+"""The named scenarios' cluster: the 64-GPU testbed their stories name."""
 RIVALS = ("fifo-request", "threshold-optimal")
+POLICIES = ("drl", *RIVALS)
 TIE = 0.02
 """Relative changes smaller than this (and intervals that cross zero) read as a tie."""
+KEPT = 64
+""""Your workload" outcomes the server keeps (the least recently used go first)."""
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """Generated workloads over :data:`SEEDS` seeds, or one real ``trace`` (no interval)."""
+    """Generated workloads (``config``) over ``seeds`` seeds from ``seed``, or one fixed set
+    of jobs (a ``trace`` file or a loaded ``workload``: one run, no interval)."""
 
     title: str
     story: str
     config: GeneratorConfig | None = None
     trace: Path | None = None
+    workload: Workload | None = field(default=None, repr=False)
+    cluster: Cluster = CLUSTER
+    mode: str | None = None
+    seed: int = 0
+    seeds: int = SEEDS
 
 
 POLLUX_TRACE = shared_data("pollux", "workloads", "workload-6.csv")
@@ -89,10 +102,14 @@ class Change:
 
 @dataclass(frozen=True)
 class Outcome:
+    """A scenario's result: ``drl``'s mean average JCT and CI half-width, its change against
+    each rival, and ``engine.compare.summarize_comparison``'s table (for the chart)."""
+
     scenario: Scenario
     drl_jct: float
     drl_half: float
     changes: tuple[Change, ...]
+    summary: pd.DataFrame
 
     def reading(self) -> str:
         """One sentence that reads the result."""
@@ -100,25 +117,76 @@ class Outcome:
                 + " and ".join(c.against() for c in self.changes) + ".")
 
 
+def compute(scenario: Scenario, progress: Progress | None = None) -> Outcome:
+    """``drl`` and :data:`RIVALS` on the scenario's workloads, through ``engine.compare``.
+
+    Serial: on a class's two-core server the other core stays with the light pages.
+    """
+    with Executor("serial") as executor:
+        table = compare(POLICIES, _workloads(scenario), scenario.cluster, executor=executor,
+                        progress=progress)
+    jct = table.pivot(index="seed", columns="policy", values="avg_jct")
+    drl = jct["drl"].to_numpy()
+    changes = tuple(Change(r, *mean_ci(drl / jct[r].to_numpy() - 1.0)) for r in RIVALS)
+    summary = summarize_comparison(table, ("avg_jct", "lower_bound_avg_jct"))
+    return Outcome(scenario, *mean_ci(drl), changes, summary)
+
+
 @st.cache_resource(show_spinner="Computing the scenarios once for everyone…")
 def outcome(index: int) -> Outcome:
-    """Scenario ``index`` on :data:`CLUSTER` over :data:`SEEDS` seeds, once per server."""
-    scenario, cluster = SCENARIOS[index], CLUSTER
-    jct: dict[str, list[float]] = {name: [] for name in ("drl", *RIVALS)}
-    for seed, workload in _workloads(scenario, cluster):
-        jobs = to_jobs(workload, cluster)
-        for name in jct:
-            jct[name].append(run_policy(name, jobs, cluster, seed).summary.avg_jct)
-    drl = np.array(jct["drl"])
-    changes = tuple(Change(r, *mean_ci(drl / np.array(jct[r]) - 1.0)) for r in RIVALS)
-    return Outcome(scenario, *mean_ci(drl), changes)
+    """Named scenario ``index``, once per server."""
+    return compute(SCENARIOS[index])
 
 
-def _workloads(scenario: Scenario, cluster: Cluster) -> Iterator[tuple[int, Workload]]:
-    """(seed, workload) pairs: the trace once, or the generated workload per seed."""
-    if scenario.trace is not None:
-        yield 0, load_workload(scenario.trace, cluster=cluster)
-        return
-    assert scenario.config is not None
-    for seed in range(SEEDS):
-        yield seed, generate(replace(scenario.config, seed=seed), cluster)
+def _workloads(scenario: Scenario) -> dict[int, list[Job]]:
+    """Seed -> jobs: the fixed jobs once (policy seed ``seed``), or a workload per seed."""
+    cluster, mode = scenario.cluster, scenario.mode
+    if scenario.config is None:
+        fixed = scenario.workload
+        if fixed is None:
+            assert scenario.trace is not None
+            fixed = load_workload(scenario.trace, cluster=cluster)
+        return {scenario.seed: to_jobs(fixed, cluster, mode)}
+    seeds = range(scenario.seed, scenario.seed + scenario.seeds)
+    return {seed: to_jobs(generate(replace(scenario.config, seed=seed), cluster), cluster, mode)
+            for seed in seeds}
+
+
+# -- the session's own workload -----------------------------------------------------------
+
+
+def yours() -> tuple[Scenario, str]:
+    """The session's workload, cluster, seed and job mode as a scenario, and its key."""
+    cluster, seed, mode = state.cluster(), state.seed(), state.job_mode()
+    moded = f", every job {mode}" if mode else ""
+    if mode == "malleable":
+        moded += " (none of these policies resizes a running job, so they run as moldable)"
+    if state.origin() == "generated":
+        config = state.generator_config()
+        story = (f"{config.jobs} generated jobs at offered load {config.load:g} on {cluster}"
+                 f"{moded}, seeds {seed}–{seed + SEEDS - 1}.")
+        scenario = Scenario("Your workload", story, config, cluster=cluster, mode=mode,
+                            seed=seed)
+    else:
+        loaded = state.workload()
+        story = (f"{state.origin()}, {len(loaded)} jobs on {cluster}{moded}: one fixed set of "
+                 f"jobs, so one run (seed {seed}) and no interval.")
+        scenario = Scenario("Your workload", story, workload=loaded, cluster=cluster,
+                            mode=mode, seed=seed)
+    return scenario, repr((state.workload_key(), scenario.seeds))
+
+
+@st.cache_resource(max_entries=KEPT, show_spinner=False)
+def _box(key: str) -> dict[str, Outcome]:
+    """A server-wide box per key, empty until its outcome is put in it."""
+    return {}
+
+
+def known(key: str) -> Outcome | None:
+    """The outcome kept for ``key``, if any session computed it (and it is still kept)."""
+    return _box(key).get("outcome")
+
+
+def keep(key: str, result: Outcome) -> Outcome:
+    _box(key)["outcome"] = result
+    return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,9 @@ from engine.workload import (
     load_workload,
     to_jobs,
 )
+from engine.workload.load import check_offered_load
 from engine.workload.sniff import sniff
+from engine.workload.validate import cluster_problems
 
 SIZES = ("log-uniform", "philly")
 RULES = ("pollux", "power-of-two", "one")
@@ -42,6 +44,8 @@ SPEEDS = {"1 min/s": 60, "10 min/s": 600, "1 h/s": 3600, "6 h/s": 21600, "1 day/
 """The Live page's playback speeds: simulated seconds per wall second."""
 MAX_UPLOAD_ROWS = 20_000
 """Jobs an upload may hold: more would not simulate in interactive time."""
+KEPT_UPLOADS = 64
+"""Uploaded or imported workloads the server keeps for links (least recently used go)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("rule", "pollux", _one_of(RULES)),
     Setting("mode", "as-loaded", _one_of(JOB_MODES)),
     Setting("speed", "1 h/s", _one_of(tuple(SPEEDS))),
+    Setting("policies", "drl,threshold-optimal,fifo-request,mesos-offer,sjf-knee",
+            lambda text: ",".join(_one_of(tuple(POLICIES))(n) for n in text.split(","))),
+    Setting("seeds", 3, _number_in(int, 1, 10)),
 )
 DEFAULT_MIX: dict[str, float] = {name: 1.0 for name in MODEL_NAMES[:6]}
 """Every measured model equally often: the Pollux evaluation's mix."""
@@ -148,6 +155,14 @@ def boot() -> list[str]:
         settings[mix_key(model)] = float(mix.get(model, 0.0))
     ss["settings"] = settings
     ss["trained"] = {}
+    if "upload" in params:
+        kept = _upload_box(params["upload"]).get("kept")
+        if kept is None:
+            refused.append(f"`upload={params['upload']}`: this server no longer has that "
+                           f"uploaded workload (it keeps the last {KEPT_UPLOADS}), so the "
+                           "generated one is shown; upload the file again")
+        else:
+            use_loaded(kept[1], kept[0])
     return refused
 
 
@@ -172,7 +187,9 @@ def mirror_to_url() -> None:
     """Write the settings into the query parameters (only when they changed)."""
     wanted = {s.name: str(get(s.name)) for s in SETTINGS}
     wanted["mix"] = encode_mix(model_mix())
-    if {k: st.query_params.get(k) for k in wanted} != wanted:
+    if origin() != "generated":
+        wanted["upload"] = st.session_state["upload"]
+    if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
 
 
@@ -232,22 +249,54 @@ def origin() -> str:
 
 
 def use_loaded(loaded: Workload, label: str) -> None:
-    """Make an uploaded or imported workload the active one."""
+    """Make an uploaded or imported workload the active one, kept on the server by its
+    content hash so the link (``upload=<hash>``) reopens it."""
     ss = st.session_state
     ss["workload"] = loaded
     ss["origin"] = label
     digest = hashlib.sha1(pd.util.hash_pandas_object(loaded.frame).to_numpy().tobytes())
-    ss["workload_key"] = ("loaded", digest.hexdigest())
+    ss["upload"] = digest.hexdigest()[:16]
+    ss["workload_key"] = ("loaded", ss["upload"])
+    _upload_box(ss["upload"])["kept"] = (label, loaded)
+
+
+@st.cache_resource(max_entries=KEPT_UPLOADS, show_spinner=False)
+def _upload_box(digest: str) -> dict[str, tuple[str, Workload]]:
+    """A server-wide box per content hash, shared by every session, empty until filled."""
+    return {}
+
+
+def recheck() -> WorkloadError | None:
+    """Whether the active workload still suits the cluster: every job fits and the offered
+    load is plausible (a loaded workload was checked against the cluster of its upload).
+
+    Checked once per workload and cluster in a session.
+    """
+    ss = st.session_state
+    active = workload()
+    mark = (ss["workload_key"], cluster())
+    if ss.get("recheck_mark") != mark:
+        problems = list(cluster_problems(active.frame, cluster()))
+        try:
+            check_offered_load(active, cluster())
+        except WorkloadError as error:
+            problems += error.problems
+        ss["recheck_error"] = WorkloadError(problems) if problems else None
+        ss["recheck_mark"] = mark
+    return ss["recheck_error"]
 
 
 def try_load(
-    source: bytes | str, fmt: str, label: str, name: str | None = None
+    source: bytes | str, fmt: str, label: str, name: str | None = None,
+    attempt: Hashable = None,
 ) -> WorkloadError | None:
     """Load an upload or a file; on success it becomes the active workload.
 
     On failure the error is returned for the page to show and the previous workload
-    stays active, so a bad file never loses work.
+    stays active, so a bad file never loses work. Either way ``attempt`` (default
+    ``label``) and the error become :func:`last_load`.
     """
+    attempt = label if attempt is None else attempt
     try:
         loaded = load_workload(
             source, fmt=fmt, cluster=cluster(), max_rows=MAX_UPLOAD_ROWS, name=name,
@@ -255,9 +304,18 @@ def try_load(
             "files with `python -m engine simulate --workload FILE`",
         )
     except WorkloadError as error:
+        st.session_state["last_load"] = (attempt, error)
         return error
     use_loaded(loaded, label)
+    st.session_state["last_load"] = (attempt, None)
     return None
+
+
+def last_load() -> tuple[Hashable, WorkloadError | None] | None:
+    """The latest load attempt and its error, until the next load or the generator: a
+    failed upload's message belongs to that attempt, not to every uploader still holding a
+    file."""
+    return st.session_state.get("last_load")
 
 
 def sniffed(data: bytes) -> str:
@@ -288,6 +346,8 @@ def head(path: Path, jobs: int) -> str:
 def use_generator() -> None:
     st.session_state["origin"] = "generated"
     st.session_state.pop("workload_key", None)
+    st.session_state.pop("upload", None)
+    st.session_state.pop("last_load", None)
 
 
 def workload_key() -> tuple:

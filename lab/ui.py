@@ -33,11 +33,20 @@ def sidebar(refused: list[str]) -> None:
         st.caption(f"{state.cluster()}")
         st.number_input("seed", min_value=0, max_value=10_000, step=1, **state.bind("seed"),
                         help="Seeds the generated workload and the policies.")
+        mode = state.job_mode()
+        moded = f", every job {mode}" if mode else ""
         if state.origin() == "generated":
-            st.caption("Workload: generated. The address bar link reopens this demo.")
+            st.caption(f"Workload: generated{moded}. The address bar link reopens this demo.")
         else:
-            st.caption(f"Workload: {state.origin()}. **Not in the link**: a copied link "
-                       "reopens the generated workload, not this file.")
+            st.caption(f"Workload: {state.origin()}{moded}. The address bar link reopens it "
+                       f"on this server while the server keeps it (the last "
+                       f"{state.KEPT_UPLOADS} uploads).")
+            unfit = state.recheck()
+            if unfit is not None:
+                st.warning(f"The loaded workload does not suit {state.cluster()}: "
+                           f"{unfit.problems[0]}"
+                           + (f" (and {len(unfit.problems) - 1} more problems, listed on the "
+                              "Workload page)" if len(unfit.problems) > 1 else "") + ".")
         for message in refused:
             st.warning(f"Ignored link setting {message}")
 

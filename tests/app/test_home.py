@@ -1,9 +1,21 @@
-"""Home: one click schedules the workload with drl and the baselines."""
+"""Home: named scenarios over seeds, and the user's workload read the same way."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from apptest_helpers import open_app, texts, weights_from
+
+from lab import line, scenarios
+from lab.line import Line
+
+GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
+
+
+def your_reading(at) -> str:
+    (reading,) = [c.value for c in at.caption if c.value.startswith("Your workload:")]
+    return reading
 
 
 def test_home_explains_moldable_scheduling() -> None:
@@ -13,16 +25,87 @@ def test_home_explains_moldable_scheduling() -> None:
     assert not at.get("plotly_chart")
 
 
-def test_one_click_shows_cards_and_a_chart() -> None:
+def test_one_click_reads_your_workload_like_a_scenario() -> None:
     at = open_app()
     at.button(key="home_run").click().run()
     assert not at.exception
-    cards = {m.label: m.value for m in at.metric}
-    assert {"average JCT", "utilization"} <= set(cards)
+    cards = [(m.label, m.value) for m in at.metric]
+    drl = [value for label, value in cards if label == "drl average JCT"]
+    assert len(drl) == len(scenarios.SCENARIOS) + 1 and "±" in drl[-1]  # seeds: an interval
     for rival in ("Slurm FIFO", "Tuned threshold (hindsight)"):
-        words = cards[f"vs {rival}"]
+        words = [value for label, value in cards if label == f"vs {rival}"][-1]
         assert words == "ties" or words.endswith((" faster", " slower"))  # fits a card
+    reading = your_reading(at)
+    assert "Slurm FIFO (fifo-request)" in reading and "threshold" in reading
+    assert "40 generated jobs" in texts(at) and f"seeds 0–{scenarios.SEEDS - 1}" in texts(at)
     assert len(at.get("plotly_chart")) == 1
+
+
+def test_your_workload_is_computed_once_per_settings_for_every_session(monkeypatch) -> None:
+    calls: list[scenarios.Scenario] = []
+    compute = scenarios.compute
+
+    def counted(scenario, progress=None):
+        if scenario.title == "Your workload":  # not the named ones, if not yet computed
+            calls.append(scenario)
+        return compute(scenario, progress)
+
+    monkeypatch.setattr(scenarios, "compute", counted)
+    for _ in range(2):  # two students with the same settings
+        at = open_app(seed=4321)
+        at.button(key="home_run").click().run()
+        assert not at.exception and len(at.get("plotly_chart")) == 1
+    assert len(calls) == 1
+    at = open_app(seed=4321, mode="rigid")  # the job mode is part of the key
+    at.button(key="home_run").click().run()
+    assert not at.exception
+    assert len(calls) == 2 and calls[1].mode == "rigid"
+    assert "every job rigid" in texts(at)
+    assert "so they run as moldable" in texts(open_app(mode="malleable"))
+
+
+def test_your_workload_waits_its_turn_in_the_shared_line(monkeypatch) -> None:
+    shared = Line(1)
+    positions: list[int] = []
+    turn = shared.turn
+
+    def told(waiting):
+        def record(position: int) -> None:
+            positions.append(position)
+            waiting(position)
+            release.set()  # the other student finishes once this one has been told
+        return turn(record)
+
+    monkeypatch.setattr(shared, "turn", told)
+    monkeypatch.setattr(line, "compare_line", lambda: shared)
+    holding, release = threading.Event(), threading.Event()
+
+    def other_student() -> None:
+        with turn(lambda p: None):
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other_student)
+    thread.start()
+    holding.wait(5)
+    at = open_app(seed=4322)
+    at.button(key="home_run").click().run()
+    thread.join(5)
+    assert not at.exception
+    assert positions and set(positions) == {1}  # told it was next while the other ran
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_an_uploaded_workload_is_one_run_said_plainly() -> None:
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("mine.csv", GOOD, "text/csv")).run()
+    at.switch_page("app_pages/home.py").run()
+    assert "uploaded mine.csv, 2 jobs on 16x4 (64 GPUs): one fixed set of jobs, so one run" \
+        in texts(at)
+    at.button(key="home_run").click().run()
+    assert not at.exception
+    assert "95% CI" not in your_reading(at)
+    assert "±" not in [m.value for m in at.metric if m.label == "drl average JCT"][-1]
 
 
 def test_sidebar_cluster_changes_the_run() -> None:
@@ -36,15 +119,12 @@ def test_sidebar_cluster_changes_the_run() -> None:
     assert at.query_params["nodes"] == "8"
 
 
-def test_missing_weights_name_the_file_and_the_baselines_still_run(tmp_path, monkeypatch) -> None:
+def test_missing_weights_name_the_file_without_a_traceback(tmp_path, monkeypatch) -> None:
     with weights_from(tmp_path, monkeypatch):
-        at = open_app()
+        at = open_app(seed=4323)
         at.button(key="home_run").click().run()
         assert not at.exception
-        warnings = "\n".join(w.value for w in at.warning)
-        assert "`drl` was left out" in warnings
-        assert "drl_policy.json: model card missing" in warnings
-        assert len(at.get("plotly_chart")) == 1
+        assert "drl_policy.json: model card missing" in "\n".join(e.value for e in at.error)
 
 
 def test_named_scenarios_over_seeds_read_faster_or_slower_with_intervals() -> None:
@@ -56,19 +136,19 @@ def test_named_scenarios_over_seeds_read_faster_or_slower_with_intervals() -> No
     assert any("±" in m.value for m in at.metric if m.label == "drl average JCT")
 
 
-def test_scenarios_are_computed_once_per_server_and_served_fast() -> None:
-    import time
-
+def test_named_scenarios_are_computed_once_per_server(monkeypatch) -> None:
     open_app()  # computes them (or finds them computed)
-    started = time.perf_counter()
+
+    def refuse(scenario, progress=None):
+        raise AssertionError("a scenario was computed again")
+
+    monkeypatch.setattr(scenarios, "compute", refuse)
     at = open_app()  # another session
-    assert time.perf_counter() - started < 1.0
     assert not at.exception
+    assert [c for c in at.caption if c.value.startswith("A busy")]
 
 
 def test_a_real_trace_is_a_scenario_when_the_reference_data_is_there() -> None:
-    from lab import scenarios
-
     if not scenarios.POLLUX_TRACE.is_file():
         pytest.skip("../shared/data is not here")
     at = open_app()

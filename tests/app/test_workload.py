@@ -90,7 +90,7 @@ def test_the_csv_tab_reads_a_trace_by_its_content_and_the_sidebar_keeps_up() -> 
     at = uploaded_pollux("upload_csv")
     assert "1 job, read as a POLLUX trace" in texts(at)
     sidebar = " ".join(c.value for c in at.sidebar.caption)
-    assert "uploaded w.csv" in sidebar and "Not in the link" in sidebar
+    assert "uploaded w.csv" in sidebar and "link reopens it on this server" in sidebar
 
 
 def test_unknown_link_values_are_reported_in_words() -> None:
@@ -99,3 +99,77 @@ def test_unknown_link_values_are_reported_in_words() -> None:
     assert "`policy=nonexistent`" in warnings and "expected one of" in warnings
     assert "`seed=abc`: expected a whole number in [0, 10000]" in warnings
     assert "invalid literal" not in warnings
+
+
+def test_job_mode_is_a_setting_in_the_link_and_the_sidebar() -> None:
+    at = open_app("workload")
+    assert "malleable" in texts(at) and "elastic policy" in texts(at)
+    at.selectbox(key="w_mode").set_value("rigid").run()
+    assert not at.exception
+    assert at.query_params["mode"] == "rigid"
+    assert "every job rigid" in " ".join(c.value for c in at.sidebar.caption)
+    assert open_app("workload", mode="malleable").selectbox(key="w_mode").value == "malleable"
+
+
+def test_an_upload_is_in_the_link_and_reopens_in_another_session() -> None:
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("mine.csv", GOOD, "text/csv")).run()
+    digest = at.query_params["upload"]
+    assert len(digest) == 16
+    other = open_app("workload", upload=digest)
+    assert not other.exception
+    assert other.header[0].value == "mine" and jobs_card(other) == "2"
+    assert "uploaded mine.csv" in " ".join(c.value for c in other.sidebar.caption)
+    at.slider(key="w_jobs").set_value(60).run()  # back to the generator: out of the link
+    assert "upload" not in at.query_params
+
+
+def test_an_upload_the_server_no_longer_has_falls_back_to_the_generator() -> None:
+    at = open_app("workload", upload="0123456789abcdef")
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.sidebar.warning)
+    assert "`upload=0123456789abcdef`: this server no longer has that uploaded workload" in warnings
+    assert jobs_card(at) == "40"
+    assert "upload" not in at.query_params
+
+
+STEADY = b"submit_time,runtime_1gpu,requested_gpus\n0,3600,1\n60,3600,4\n120,3600,1\n"
+"""Offered load about 1 on 64 GPUs, 16 on 4 GPUs, and one job asks for 4 GPUs."""
+
+
+def test_a_smaller_cluster_after_an_upload_warns_of_its_load_and_fit() -> None:
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("steady.csv", STEADY, "text/csv")).run()
+    assert not at.sidebar.warning
+    at.number_input(key="w_nodes").set_value(1).run()
+    assert not at.exception
+    warning = at.sidebar.warning[0].value
+    assert "does not suit 1x4 (4 GPUs)" in warning and "offered load" in warning
+    assert "offered load" in at.error[0].value
+    at.selectbox(key="w_gpn").set_value(2).run()
+    assert "requested_gpus" in at.error[0].value  # 4 GPUs asked of a 2-GPU cluster
+    assert jobs_card(at) == "3"  # the workload is kept
+
+
+def test_a_failed_upload_error_goes_when_something_else_is_loaded() -> None:
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("broken.csv", BAD, "text/csv")).run()
+    assert at.error
+    at.file_uploader(key="upload_trace").set_value(("w.csv", POLLUX, "text/csv")).run()
+    assert not at.exception
+    assert not at.error and jobs_card(at) == "1"
+    at.file_uploader(key="upload_csv").set_value(("broken2.csv", BAD, "text/csv")).run()
+    assert at.error
+    at.slider(key="w_jobs").set_value(60).run()  # the generator: the error goes too
+    assert not at.error and jobs_card(at) == "60"
+
+
+def test_an_upload_is_sniffed_once(monkeypatch) -> None:
+    import engine.workload.load
+
+    def refuse(text: str) -> str:
+        raise AssertionError("load_workload sniffed the upload again")
+
+    monkeypatch.setattr(engine.workload.load, "sniff", refuse)
+    at = uploaded_pollux("upload_csv")
+    assert "read as a POLLUX trace" in texts(at)
