@@ -6,7 +6,7 @@ import math
 
 import streamlit as st
 
-from lab import figures, line, scenarios, ui
+from lab import figures, line, scenarios, state, ui
 
 st.title("Moldable Lab")
 st.markdown(
@@ -66,3 +66,5 @@ if st.session_state.get("home_ran"):
 with findings, ui.inline_errors():
     for index in range(len(scenarios.SCENARIOS)):
         show(scenarios.outcome(index))
+    if state.is_default():  # the same default demo for the whole class: ready before asked
+        scenarios.warm(key, scenario)

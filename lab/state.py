@@ -201,6 +201,13 @@ def put(name: str, value: Any) -> None:
     st.session_state["settings"][name] = value
 
 
+def is_default() -> bool:
+    """Whether the session shows the generated workload with every setting at its default:
+    what every student sees first."""
+    return (origin() == "generated" and model_mix() == DEFAULT_MIX
+            and all(get(s.name) == s.default for s in SETTINGS))
+
+
 def cluster() -> Cluster:
     return Cluster(nodes=int(get("nodes")), gpus_per_node=int(get("gpn")))
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 from apptest_helpers import open_app, texts, weights_from
 
-from lab import line, scenarios
+from lab import line, scenarios, state
 from lab.line import Line
 
 GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
@@ -156,3 +156,16 @@ def test_a_real_trace_is_a_scenario_when_the_reference_data_is_there() -> None:
     assert "than Slurm FIFO (fifo-request)" in reading and "95% CI" not in reading
     cards = [m.value for m in at.metric if m.label == "drl average JCT"]
     assert len(cards) == 3 and "±" not in cards[2]  # one workload: no interval
+
+
+def test_the_default_demo_is_ready_before_anyone_asks(monkeypatch) -> None:
+    """Every student starts on the default settings: their first click finds it computed."""
+    monkeypatch.setattr(state, "is_default", lambda: True)
+    at = open_app(seed=4323)  # the first visit computes it, after the named scenarios
+
+    def refuse(scenario, progress=None):
+        raise AssertionError("the default demo was computed on the click")
+
+    monkeypatch.setattr(scenarios, "compute", refuse)
+    at.button(key="home_run").click().run()
+    assert not at.exception and len(at.get("plotly_chart")) == 1
