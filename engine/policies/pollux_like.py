@@ -6,9 +6,9 @@ slowest jobs, so every job gets a GPU before any job gets a second, and further 
 where they shorten the most-starved jobs most. A job whose allocation would change
 counts its speedup at ``(age - restarts x 30 s) / (age + 30 s)`` of its value, as
 Pollux does, so a young job or one restarted often is not reshuffled for a small gain.
-A job may hold at most twice the most GPUs it has run on (Pollux's profiling: it
-explores larger sizes gradually), and the sizes changed are placed on the emptiest
-nodes, smallest first.
+A malleable job may hold at most twice the most GPUs it has run on (Pollux's
+profiling: it explores larger sizes gradually), and the sizes changed are placed on the emptiest
+nodes, smallest first. Running jobs that are not malleable keep their GPUs.
 
 Reference behaviour: the Pollux artifact's ``PolluxPolicy`` (petuum/adaptdl,
 osdi21-artifact, ``simulator/pollux.py``), with the same objective, restart penalty
@@ -78,8 +78,9 @@ class PolluxLike(Policy):
         node's worth of GPUs counts 1, as the artifact scales them.
         """
         cluster = self._cluster
-        limit = min(largest(job, cluster.total_gpus),
-                    max(2 * self._profiled.get(job.index, 0), 1))
+        limit = largest(job, cluster.total_gpus)
+        if job.mode == "malleable":  # it can grow later: explore sizes gradually, as Pollux
+            limit = min(limit, max(2 * self._profiled.get(job.index, 0), 1, job.min_gpus))
         limit = max(limit, held)  # the limit alone never takes GPUs away
 
         def speed(gpus: int) -> float:
@@ -95,7 +96,10 @@ class PolluxLike(Policy):
         factor = max(lost, SMALL)  # never 0: a job arriving on an idle GPU still takes it
         penalised = speedups * factor
         penalised[held] = speedups[held]  # keeping its GPUs costs no restart
-        return (penalised + SMALL) ** POWER
+        cost = (penalised + SMALL) ** POWER
+        if held and job.mode != "malleable":  # a running rigid or moldable job keeps its size
+            cost[np.arange(len(cost)) != held] = np.inf
+        return cost
 
 
 def _improve(start: list[int], costs: list[np.ndarray], total: int) -> list[int]:

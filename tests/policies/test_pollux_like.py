@@ -55,3 +55,13 @@ def test_moves_only_lower_the_summed_cost():
     costs = [np.array([9.0, 4.0, 3.5, 3.4]), np.array([9.0, 5.0, 2.0, 1.9])]
     assert _improve([0, 0], costs, 4) == [2, 2]
     assert _improve([3, 1], costs, 4) == [2, 2]
+
+
+def test_jobs_that_are_not_malleable_keep_the_size_they_start_with():
+    # A moldable job alone may start on all 4 GPUs (it could never grow later); a rigid
+    # one runs its request. Neither is resized when the other arrives.
+    jobs = [make_job(0, 0, 1200), with_mode(make_job(1, 90, 1200, requested=2), "rigid")]
+    result = simulate(jobs, ONE_NODE, make_policy("pollux-like"))
+    assert result.jobs["gpus"].tolist() == [4, 2]
+    assert result.jobs["resizes"].sum() == 0
+    assert result.jobs["jct"].tolist() == pytest.approx([300, 600 + 210])
