@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -107,13 +108,29 @@ def duration(seconds: float) -> str:
 # -- the live Gantt chart --------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class Span:
+    """One segment of a job on fixed GPUs: held from ``run.start``, making progress from
+    ``ready`` (a resumed or resized job first restores its checkpoint), until ``end``.
+
+    ``end`` is the planned end while the segment runs and becomes the real one when a
+    preemption or a resize cuts it short; every GPU block of the segment shares it.
+    """
+
+    run: RunningJob
+    ready: float
+    end: float
+
+
 class GpuRows:
     """Which physical GPU rows each run occupied, for drawing a per-GPU Gantt chart.
 
     The simulator only records ``(node, count)`` per run; a chart needs concrete GPU
     slots. Runs are fed in start order (as a live simulation produces them) and each
     takes the lowest free slots of its nodes, so the picture is stable frame to frame
-    and only new runs cost anything.
+    and only new runs cost anything. An elastic job has one run per segment: a resize
+    or a resume starts a new one (:meth:`start`) after :meth:`cut` ended the old one, so its
+    bar changes rows or breaks.
     """
 
     def __init__(self, cluster: Cluster) -> None:
@@ -121,24 +138,42 @@ class GpuRows:
         self._free_at = [[-math.inf] * cluster.gpus_per_node for _ in range(cluster.nodes)]
         self.segments: list[tuple[int, int, int]] = []
         """``(job index, first GPU row, GPU count)``: contiguous slots of one run."""
+        self.spans: list[Span] = []
+        """The span of each entry of :attr:`segments` (shared by one run's blocks)."""
         self.runs: dict[int, RunningJob] = {}
+        """Each job's latest run (its end cut to the real one if it was cut)."""
+        self._open: dict[int, tuple[Span, list[tuple[int, int]]]] = {}
 
     def add(self, runs: Iterable[RunningJob]) -> None:
-        """Assign slots to the runs not seen yet (in start order)."""
-        fresh = sorted(
-            (r for r in runs if r.job.index not in self.runs),
-            key=lambda r: (r.start, r.job.index),
-        )
+        """Start the runs of jobs not seen yet, in start order (one run per job)."""
+        for run in sorted((r for r in runs if r.job.index not in self.runs),
+                          key=lambda r: (r.start, r.job.index)):
+            self.start(run)
+
+    def start(self, run: RunningJob, ready: float | None = None) -> None:
+        """Give ``run`` (the job's newest segment) the lowest slots free at its start."""
         gpn = self.cluster.gpus_per_node
-        for run in fresh:
-            self.runs[run.job.index] = run
-            for node, count in run.placement:
-                free_at = self._free_at[node]
-                slots = [s for s in range(gpn) if free_at[s] <= run.start + 1e-9][:count]
-                for slot in slots:
-                    free_at[slot] = run.end
-                for first, length in _contiguous(slots):
-                    self.segments.append((run.job.index, node * gpn + first, length))
+        span = Span(run, run.start if ready is None else ready, run.end)
+        taken: list[tuple[int, int]] = []
+        for node, count in run.placement:
+            free_at = self._free_at[node]
+            slots = [s for s in range(gpn) if free_at[s] <= run.start + 1e-9][:count]
+            for slot in slots:
+                free_at[slot] = run.end
+            taken += [(node, slot) for slot in slots]
+            for first, length in _contiguous(slots):
+                self.segments.append((run.job.index, node * gpn + first, length))
+                self.spans.append(span)
+        self.runs[run.job.index] = run
+        self._open[run.job.index] = (span, taken)
+
+    def cut(self, index: int, at: float) -> None:
+        """Job ``index``'s running segment ended at ``at`` (preempted, resized or done)."""
+        span, taken = self._open.pop(index)
+        span.end = at
+        self.runs[index] = span.run._replace(end=at)
+        for node, slot in taken:
+            self._free_at[node][slot] = at
 
 
 def _contiguous(slots: Sequence[int]) -> list[tuple[int, int]]:
@@ -152,6 +187,13 @@ def _contiguous(slots: Sequence[int]) -> list[tuple[int, int]]:
     return out
 
 
+RESTART = "restarting"
+"""The Gantt trace of restart delays: a resized or resumed job holds its GPUs unused."""
+RESTART_COLOUR = "#E3E7EC"
+RESTART_PATTERN = {"shape": "/", "fgcolor": "#6C8893", "size": 6, "solidity": 0.35}
+"""Hatched light grey: a restart reads as held-but-idle GPUs, unlike any job colour."""
+
+
 def gantt_figure(
     rows: GpuRows, now: float, colour_by: str = "model", span: float = 0.0
 ) -> go.Figure:
@@ -162,35 +204,49 @@ def gantt_figure(
     spec is fixed and tested, and validation costs more than the drawing data). The time
     unit follows ``max(now, span)`` (pass the last arrival), so it does not change while
     a run plays; ``layout.meta.clock`` is ``now`` in seconds, for the browser benchmark.
+    An elastic job's segments are separate bars: a resize moves it to other rows, a
+    preemption leaves a gap, and each restart delay is a hatched grey bar.
     """
     cluster = rows.cluster
     unit, scale = time_unit(max(now, span))
     groups: dict[str, dict[str, list]] = {}
     by_model = colour_by == "model"
-    for index, first, length in rows.segments:
-        run = rows.runs[index]
-        end = min(run.end, now)
-        if end <= run.start:
-            continue
-        key = run.job.model if by_model else "jobs"
+
+    def bar(key: str, first: int, length: int, start: float, end: float, text: str,
+            colour: str) -> None:
         g = groups.setdefault(key, {"y": [], "x": [], "base": [], "width": [], "text": [],
                                     "colour": []})
         g["y"].append(first + length / 2 - 0.5)
-        g["x"].append((end - run.start) / scale)
-        g["base"].append(run.start / scale)
+        g["x"].append((end - start) / scale)
+        g["base"].append(start / scale)
         g["width"].append(length * 0.92)
-        g["text"].append(
-            f"{run.job.job_id} ({run.job.model}): {run.gpus} GPUs on {run.nodes} node(s)"
-            + ("" if run.end <= now else ", running")
-        )
-        g["colour"].append(PALETTE[index % len(PALETTE)])
-    colours = colour_map(groups)
+        g["text"].append(text)
+        g["colour"].append(colour)
+
+    for (index, first, length), segment in zip(rows.segments, rows.spans, strict=True):
+        run = segment.run
+        end = min(segment.end, now)
+        if end <= run.start:
+            continue
+        job = run.job
+        where = f"{job.job_id} ({job.model}): {run.gpus} GPUs on {run.nodes} node(s)"
+        ready = min(segment.ready, end)
+        if ready > run.start:
+            bar(RESTART, first, length, run.start, ready, f"{where}, restarting: no progress",
+                RESTART_COLOUR)
+        if end > ready:
+            bar(job.model if by_model else "jobs", first, length, ready, end,
+                where + ("" if segment.end <= now else ", running"),
+                PALETTE[index % len(PALETTE)])
+    colours = {**colour_map(groups), RESTART: RESTART_COLOUR}
     data = [
         {
             "type": "bar", "orientation": "h", "name": key, "y": g["y"], "x": g["x"],
             "base": g["base"], "width": g["width"], "hovertext": g["text"],
-            "hoverinfo": "text", "showlegend": by_model,
-            "marker": {"color": colours[key] if by_model else g["colour"], "line": {"width": 0}},
+            "hoverinfo": "text", "showlegend": by_model or key == RESTART,
+            "marker": {"color": colours[key] if by_model or key == RESTART else g["colour"],
+                       "line": {"width": 0},
+                       **({"pattern": RESTART_PATTERN} if key == RESTART else {})},
         }
         for key, g in sorted(groups.items())
     ]
@@ -449,11 +505,25 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def decision_log(decisions: Sequence[Decision], last: int = 50) -> pd.DataFrame:
-    """The latest scaling decisions, newest first, as the table the app shows."""
-    table = decision_table(decisions[-last:][::-1])
+def decision_log(
+    decisions: Sequence[Decision], last: int = 50, before: Sequence[int] | None = None
+) -> pd.DataFrame:
+    """The latest scaling decisions, newest first, as the table the app shows.
+
+    ``before`` (an elastic run's) gives, per decision, the GPUs the job held just before
+    it; the table then says what each decision did (start, resume, resize, preempt) and
+    from how many GPUs, with the simulator's ``action`` taken out of *why*.
+    """
+    shown = decisions[-last:][::-1]
+    table = decision_table(shown)
     table["time"] = table["time"].map(duration)
-    table["info"] = table["info"].map(format_info)
+    if before is None:
+        table["info"] = table["info"].map(format_info)
+        return table.rename(columns=DECISION_LABELS)
+    infos = [dict(d.info or {}) for d in shown]
+    table.insert(3, "action", [info.pop("action", "start") for info in infos])
+    table.insert(5, "gpus_before", np.asarray(before[-last:][::-1], dtype=np.int64))
+    table["info"] = [format_info(info) for info in infos]
     return table.rename(columns=DECISION_LABELS)
 
 
@@ -462,6 +532,8 @@ DECISION_LABELS = {
     "job_id": "job",
     "model": "model",
     "requested_gpus": "requested",
+    "action": "action",
+    "gpus_before": "GPUs before",
     "gpus": "GPUs chosen",
     "nodes": "nodes",
     "free_gpus": "free before",
@@ -497,3 +569,63 @@ def readable_summary(summary: pd.DataFrame) -> pd.DataFrame:
         out[f"{label} ± 95% CI ({unit})"] = (summary[f"{metric}_ci95"] / scale).round(2)
     out["utilization (%)"] = (summary["utilization_mean"] * 100).round(1)
     return out
+
+
+MODE_COLOURS: dict[str, str] = {"rigid": "#4D4D4D", "moldable": "#1F4FD1",
+                                "malleable": "#19A979"}
+"""One colour per job mode (``engine.job.MODES``): moldable in drl's blue, its best policy."""
+
+
+def modes_bar_figure(best: pd.DataFrame) -> go.Figure:
+    """Per job mode, its best policy's mean average JCT with its 95% CI, named on the bar.
+
+    ``best`` is ``engine.modes.summarize_modes``'s table (one row per mode).
+    """
+    error = None
+    if best["avg_jct_ci95"].notna().any():
+        error = {"type": "data", "array": best["avg_jct_ci95"].fillna(0).to_numpy() / 3600.0}
+    fig = go.Figure(go.Bar(
+        x=best["avg_jct_mean"].to_numpy() / 3600.0,
+        y=[f"<b>{m}</b><br>{label(p)}" for m, p in zip(best["mode"], best["policy"], strict=True)],
+        orientation="h", marker_color=[MODE_COLOURS[m] for m in best["mode"]], error_x=error,
+        hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
+    ))
+    # from 0: with two or three seeds a t interval may reach below zero, which no JCT does
+    upper = float((best["avg_jct_mean"] + best["avg_jct_ci95"].fillna(0)).max()) / 3600.0
+    fig.update_xaxes(title="average JCT of the best policy (h)", range=[0, upper * 1.05])
+    fig.update_yaxes(autorange="reversed")
+    return _styled(fig, "What elasticity buys: the best policy of each job mode",
+                   height=110 + 60 * len(best), showlegend=False)
+
+
+def job_modes_sketch() -> go.Figure:
+    """Three tiny Gantt charts of one job on a 4-GPU node, one per job mode.
+
+    The same work (8 GPU-units, linear speedup) next to another job: rigid runs on its
+    request (2 GPUs) to the end; moldable is given all 4 when it starts (here its
+    scheduler waits for them rather than start on 2) and keeps them; malleable starts on
+    2 and grows to 4 when the other job leaves, paying a restart (the dark sliver) at the
+    resize.
+    """
+    sketches = {  # mode -> bars (first GPU, GPUs, start, end, colour, text)
+        "rigid": [(0, 2, 0.0, 8.0, MODE_COLOURS["rigid"], "its request: 2"),
+                  (2, 2, 0.0, 3.0, "#C7CDD4", "other job")],
+        "moldable": [(0, 4, 3.0, 7.0, MODE_COLOURS["moldable"], "4, kept"),
+                     (2, 2, 0.0, 3.0, "#C7CDD4", "other job")],
+        "malleable": [(0, 2, 0.0, 3.0, MODE_COLOURS["malleable"], "2"),
+                      (2, 2, 0.0, 3.0, "#C7CDD4", "other job"),
+                      (0, 4, 3.0, 3.5, "#8A939C", ""),
+                      (0, 4, 3.5, 6.0, MODE_COLOURS["malleable"], "grown to 4")],
+    }
+    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=list(sketches))
+    for col, bars in enumerate(sketches.values(), 1):
+        for first, gpus, start, end, colour, text in bars:
+            fig.add_trace(go.Bar(
+                x=[end - start], base=[start], y=[first + gpus / 2], width=[gpus * 0.95],
+                orientation="h", marker_color=colour, text=[text], textposition="inside",
+                insidetextanchor="middle", textangle=0, hoverinfo="skip",
+            ), row=1, col=col)
+        fig.update_xaxes(range=[0, 8.5], title="time", showticklabels=False, row=1, col=col)
+    fig.update_yaxes(range=[0, 4], dtick=1, title="GPU", row=1, col=1)
+    return _styled(fig, "One job, three modes", height=300, showlegend=False, barmode="overlay")

@@ -20,7 +20,7 @@ import streamlit as st
 
 from engine.cluster import Cluster
 from engine.job import MODES, Job
-from engine.policies import POLICIES
+from engine.policies import ELASTIC_POLICIES, POLICIES
 from engine.speedup import MODEL_NAMES
 from engine.workload import (
     GeneratorConfig,
@@ -87,7 +87,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("nodes", 16, _number_in(int, 1, 64)),
     Setting("gpn", 4, _one_of(GPUS_PER_NODE)),
     Setting("seed", 0, _number_in(int, 0, 10_000)),
-    Setting("policy", "drl", _one_of(tuple(POLICIES))),
+    Setting("policy", "drl", _one_of((*POLICIES, *ELASTIC_POLICIES))),
     Setting("jobs", 200, _number_in(int, 10, 2000)),
     Setting("load", 0.85, _number_in(float, 0.1, 2.0)),
     Setting("sizes", "log-uniform", _one_of(SIZES)),
