@@ -1,16 +1,44 @@
-"""About: the scheduling problem as an MDP, the speedup models, the baselines, references."""
+"""About: the three job modes, the scheduling problem as an MDP, the speedup models, the
+baselines, references."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from engine.env import spec
-from engine.policies import POLICIES
+from engine.policies import ELASTIC_POLICIES, POLICIES
+from engine.simulator.elastic import RESTART_DELAY
 from engine.speedup.table import speedup_table
 from lab import state, ui
-from lab.figures import speedup_figure
+from lab.figures import job_modes_sketch, speedup_figure
 
 st.title("About the lab")
+
+st.header("Rigid, moldable and malleable jobs")
+st.markdown(
+    f"""
+A **rigid** job runs on exactly the GPUs its user asked for, from start to end: what Slurm
+and Kubernetes assume. A **moldable** job can run on any GPU count in its range, but the
+scheduler picks the count once, when the job starts, and the job keeps it. A **malleable**
+job can also be resized while it runs: grown when GPUs free up, shrunk when others arrive,
+each change costing a restart ({RESTART_DELAY:.0f} s here: the job saves a checkpoint and
+restarts on its new GPUs). A job of any kind may also be paused (preempted) and resumed
+later, as Tiresias does with rigid jobs.
+"""
+)
+ui.chart(job_modes_sketch(), key="about_modes")
+st.caption("The same job three ways on a 4-GPU node, next to another job (grey): rigid "
+           "keeps its 2 requested GPUs; moldable starts on all 4 once they are free and "
+           "keeps them; malleable starts on 2 and grows to 4 after a restart (dark).")
+st.markdown(
+    """
+`drl` is a **moldable** policy: each action starts a waiting job on a GPU count, and it
+never touches a running job. A malleable DRL scheduler would need an action space over the
+running jobs too (grow, shrink or pause each one) and the restart cost in its reward, so
+that it resizes only when that pays; that is a later step. The **Job modes** tab of Compare
+runs the same workloads in all three modes, each with its best policy.
+"""
+)
 
 st.header("Scheduling moldable jobs as a Markov decision process")
 st.markdown(
@@ -48,7 +76,7 @@ table = speedup_table(max_gpus=min(cluster.total_gpus, 256), gpus_per_node=clust
 ui.chart(speedup_figure(table, metric), key="about_speedup")
 
 st.header("Baselines")
-for name, entry in POLICIES.items():
+for name, entry in {**POLICIES, **ELASTIC_POLICIES}.items():
     with st.expander(f"{entry.title} (`{name}`)"):
         st.markdown(entry.about)
 

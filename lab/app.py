@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.parallel import describe_backend
 from lab import state, ui
 
 
@@ -37,6 +38,7 @@ def main() -> None:
     refused = state.boot()
     page = st.navigation(pages)
     ui.sidebar(refused)
+    st.sidebar.caption(f"Heavy runs (Compare) go to {describe_backend()}.")
     state.mirror_to_url()
     page.run()
 

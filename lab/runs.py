@@ -2,22 +2,29 @@
 
 ``drl`` runs the shipped weights, loaded once per server process; policies trained on
 the Train page are kept per session and offered next to the registry's. Every run goes
-through ``engine.compare.run_policy`` (or ``simulate`` for a trained policy), exactly
-what ``python -m engine`` runs.
+through ``engine.run.run_policy`` (or ``simulate`` for a trained policy), exactly what
+``python -m engine`` runs, and a comparison's runs are one map of an
+``engine.parallel.Executor`` (worker processes, or Ray when ``RAY_ADDRESS`` is set).
+Registry runs are kept in one server-wide store keyed by the workload's content, so a
+class pressing Run comparison on the same settings computes it once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from engine.cluster import Cluster
 from engine.drl.pretrained import PretrainedPolicy, shipped_policy
 from engine.errors import USER_ERRORS, describe
-from engine.job import Job
+from engine.job import MODES, Job
+from engine.modes import mode_candidates, mode_runs
+from engine.parallel import Executor
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.drl import DrlPolicy
 from engine.policies.tuned import TunedPolicy
@@ -46,19 +53,29 @@ def policy_names() -> list[str]:
     return [*sorted(POLICIES, key=lambda n: (n != "drl", n)), *trained()]
 
 
-DEFAULT_COMPARISON = ("drl", REFERENCE, "fifo-request", "mesos-offer", "sjf-knee")
-"""What Compare starts with: the learned scheduler, the hindsight-tuned rule, what
-Slurm/Kubernetes and Mesos do today, and the best simple heuristic. Five lines stay
-readable on a projector; the rest are one click away."""
+DEFAULT_COMPARISON: tuple[str, ...] = tuple(
+    next(s.default for s in state.SETTINGS if s.name == "policies").split(","))
+"""What Compare starts with (the ``policies`` setting's default): the learned scheduler,
+the hindsight-tuned rule, what Slurm/Kubernetes and Mesos do today, and the best simple
+heuristic. Five lines stay readable on a projector; the rest are one click away."""
 
 
-def default_comparison() -> list[str]:
-    return list(DEFAULT_COMPARISON)
+def chosen() -> list[str]:
+    """Compare's chosen policies: the ``policies`` setting (in the link), then this
+    session's trained ones, which a link cannot carry."""
+    linked = [n for n in str(state.get("policies")).split(",") if n]
+    return [*linked, *st.session_state.get("cmp_trained", [])]
 
 
-def choose_all(key: str) -> None:
-    """A multiselect's callback target: every policy this session can run."""
-    st.session_state[key] = policy_names()
+def choose(names: Sequence[str]) -> None:
+    """Make ``names`` Compare's choice: registry ones into the link, trained ones kept here."""
+    state.put("policies", ",".join(n for n in names if n in POLICIES))
+    st.session_state["cmp_trained"] = [n for n in names if n in trained()]
+
+
+def choose_all() -> None:
+    """A button's callback target: every policy this session can run."""
+    choose(policy_names())
 
 
 def baseline_names() -> list[str]:
@@ -93,32 +110,49 @@ def run_on(name: str, key: tuple, jobs: Sequence[Job], seed: int) -> SimulationR
         return simulate(jobs, state.cluster(), make(name), seed)
     if name == "drl":
         pretrained()  # a missing or corrupt file is reported once, before any run
-    cluster = state.cluster()
-    return _cached(name, key, (cluster.nodes, cluster.gpus_per_node), seed, jobs)
+    stored = _run_key(name, key, seed)
+    try:
+        return _stored(stored)
+    except _NotStored:
+        return _stored(stored, run_policy(name, jobs, state.cluster(), seed))
+
+
+class _NotStored(Exception):
+    """A look-up found nothing: raised inside :func:`_stored`, so nothing is stored."""
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
-def _cached(
-    name: str, key: tuple, shape: tuple[int, int], seed: int, _jobs: Sequence[Job]
-) -> SimulationResult:
-    """``key`` identifies ``_jobs`` (which is not hashed: it is derived from ``key``)."""
-    del key
-    return run_policy(name, _jobs, Cluster(*shape), seed)
+def _stored(key: tuple, _value: Any = None) -> Any:
+    """The server-wide store: what ``key`` holds, else ``_value`` stored under it.
+
+    A cache rather than a dict so that it has Streamlit's bound, copy on read and
+    ``st.cache_data.clear()``; looking without a value raises :class:`_NotStored` (not
+    cached), which lets a comparison find its missing runs and compute them in one map.
+    ``key`` identifies the value (the workload's content, the cluster, the seed).
+    """
+    if _value is None:
+        raise _NotStored
+    return _value
+
+
+def _run_key(name: str, key: tuple, seed: int) -> tuple:
+    cluster = state.cluster()
+    return ("run", name, key, (cluster.nodes, cluster.gpus_per_node), seed)
 
 
 def seed_workloads(first: int, count: int) -> dict[int, tuple[tuple, list[Job]]]:
     """The workloads a comparison over ``count`` seeds uses, as the CLI's ``compare``.
 
     A generated workload is redrawn per seed; a loaded one is the same jobs each time
-    (then only the policies' seeds vary).
+    (then only the policies' seeds vary). Either is in the Workload page's job mode.
     """
     cluster = state.cluster()
     out: dict[int, tuple[tuple, list[Job]]] = {}
     for seed in range(first, first + count):
         if state.origin() == "generated":
             config = replace(state.generator_config(), seed=seed)
-            key = ("generated", repr(config), cluster)
-            out[seed] = (key, to_jobs(generate(config, cluster), cluster))
+            key = ("generated", repr(config), cluster, state.job_mode())
+            out[seed] = (key, to_jobs(generate(config, cluster), cluster, state.job_mode()))
         else:
             out[seed] = (state.workload_key(), state.jobs())
     return out
@@ -129,21 +163,102 @@ def compare_runs(
 ) -> tuple[dict[int, dict[str, SimulationResult]], dict[str, str]]:
     """Every policy on every seed's workload: ``{seed: {policy: result}}``.
 
+    Stored runs are taken as they are; the other registry runs are one executor map,
+    and a session's trained policies (torch weights of this session) run here after it.
     A policy that cannot run (e.g. ``drl`` without its weights file) is left out and
     reported in the second value, ``{policy: why}``, so the others are still compared.
     """
     workloads = seed_workloads(first, count)
-    total, done = len(names) * len(workloads), 0
-    results: dict[int, dict[str, SimulationResult]] = {seed: {} for seed in workloads}
     skipped: dict[str, str] = {}
-    for seed, (key, jobs) in workloads.items():
-        for name in names:
-            if name not in skipped:
-                try:
-                    results[seed][name] = run_on(name, key, jobs, seed)
-                except USER_ERRORS as error:
-                    skipped[name] = describe(error)
-            done += 1
-            progress(done, total)
+    if "drl" in names:
+        try:
+            pretrained()
+        except USER_ERRORS as error:
+            skipped["drl"] = describe(error)
+    pairs = [(seed, name) for seed in workloads for name in names if name not in skipped]
+    found: dict[tuple[int, str], SimulationResult | str] = {}
+    for seed, name in pairs:
+        if name not in trained():
+            with suppress(_NotStored):
+                found[seed, name] = _stored(_run_key(name, workloads[seed][0], seed))
+    total, base = len(pairs), len(found)
+    progress(base, total)
+    missing = [(seed, name) for seed, name in pairs
+               if (seed, name) not in found and name not in trained()]
+    made: list[SimulationResult | str] = []
+    if missing:  # an executor may connect somewhere (Ray): only when there is work
+        with Executor() as pool:
+            made = map_runs(missing, {seed: jobs for seed, (_, jobs) in workloads.items()},
+                            state.cluster(), pool, lambda done, _: progress(base + done, total))
+    for (seed, name), result in zip(missing, made, strict=True):
+        found[seed, name] = result
+        if isinstance(result, SimulationResult):
+            _stored(_run_key(name, workloads[seed][0], seed), result)
+    for seed, name in pairs:
+        if name in trained():
+            found[seed, name] = _attempt(run_on, name, *workloads[seed], seed)
+            progress(len(found), total)
+    for (_, name), outcome in found.items():
+        if isinstance(outcome, str):
+            skipped.setdefault(name, outcome)
+    results: dict[int, dict[str, SimulationResult]] = {seed: {} for seed in workloads}
+    for seed, name in pairs:
+        if name not in skipped:
+            results[seed][name] = found[seed, name]
     return results, skipped
 
+
+def map_runs(
+    pairs: Sequence[tuple[int, str]],
+    workloads: dict[int, Sequence[Job]],
+    cluster: Cluster,
+    executor: Executor,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SimulationResult | str]:
+    """Each ``(seed, registry policy)``'s run on ``workloads[seed]``, or why it failed (a
+    user error's message), as one map of ``executor``."""
+    work = sum(len(workloads[seed]) for seed, _ in pairs)
+    return executor.map(_run_task, pairs, shared=(workloads, cluster), work=work,
+                        progress=progress)
+
+
+def _run_task(
+    shared: tuple[dict[int, Sequence[Job]], Cluster], pair: tuple[int, str]
+) -> SimulationResult | str:
+    """One run (an executor task, so importable by name in a worker)."""
+    workloads, cluster = shared
+    seed, name = pair
+    return _attempt(run_policy, name, workloads[seed], cluster, seed)
+
+
+def _attempt(run: Callable[..., SimulationResult], *args: Any) -> SimulationResult | str:
+    """``run(*args)``, or a user error's message (the policy is then left out)."""
+    try:
+        return run(*args)
+    except USER_ERRORS as error:
+        return describe(error)
+
+
+def compare_modes(
+    first: int, count: int, progress: Callable[[int, int], None]
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The active workload as rigid, moldable and malleable jobs over ``count`` seeds:
+    ``engine.modes.mode_runs``'s table (stored server-wide), and the candidates left out.
+    """
+    workloads = seed_workloads(first, count)
+    cluster = state.cluster()
+    plan: dict[str, list[str]] = {}
+    skipped: dict[str, str] = {}
+    for mode in MODES:
+        plan[mode], left_out = mode_candidates(mode, cluster)
+        skipped |= left_out
+    key = ("modes", tuple(k for k, _ in workloads.values()),
+           (cluster.nodes, cluster.gpus_per_node), tuple(workloads), repr(plan))
+    try:
+        return _stored(key), skipped
+    except _NotStored:
+        pass
+    with Executor() as pool:
+        table = mode_runs(plan, {seed: jobs for seed, (_, jobs) in workloads.items()},
+                          cluster, executor=pool, progress=progress)
+    return _stored(key, table), skipped

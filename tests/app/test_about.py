@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+
+import pytest
 from apptest_helpers import open_app, texts
+from streamlit.testing.v1 import AppTest
+
+from engine.policies import ELASTIC_POLICIES, POLICIES
+from lab.figures import MODE_COLOURS, job_modes_sketch
 
 
 def test_about_renders_mdp_speedups_and_references() -> None:
@@ -14,12 +22,18 @@ def test_about_renders_mdp_speedups_and_references() -> None:
     assert at.get("plotly_chart")
 
 
+def chart(at: AppTest, key: str) -> str:
+    """The plotly spec of the chart drawn with ``key``."""
+    (spec,) = [c.proto.spec for c in at.get("plotly_chart") if c.proto.id.endswith(key)]
+    return spec
+
+
 def test_efficiency_view_changes_the_chart() -> None:
     at = open_app("about")
-    before = at.get("plotly_chart")[0].proto.spec
+    before = chart(at, "about_speedup")
     at.radio(key="about_metric").set_value("efficiency").run()
     assert not at.exception
-    assert at.get("plotly_chart")[0].proto.spec != before
+    assert chart(at, "about_speedup") != before
 
 
 def test_every_policy_is_explained_in_words_for_students() -> None:
@@ -29,3 +43,31 @@ def test_every_policy_is_explained_in_words_for_students() -> None:
     assert "Threshold on free GPUs (`threshold-free`)" in labels
     shown = texts(at)
     assert "functools" not in shown and "``" not in shown
+
+
+def test_the_three_job_modes_are_explained_with_a_sketch_and_drl_placed_among_them() -> None:
+    at = open_app("about")
+    assert not at.exception
+    shown = texts(at)
+    for words in ("A **rigid** job", "A **moldable** job", "A **malleable**",
+                  "`drl` is a **moldable** policy", "restart cost in its reward",
+                  "**Job modes** tab"):
+        assert words in shown
+    sketch = json.loads(chart(at, "about_modes"))
+    titles = [a["text"] for a in sketch["layout"]["annotations"]]
+    assert titles == ["rigid", "moldable", "malleable"]
+    per_panel = Counter(trace.get("xaxis", "x") for trace in sketch["data"])
+    assert per_panel == {"x": 2, "x2": 2, "x3": 4}  # the malleable job's resize and restart
+    labels = [e.label for e in at.expander]
+    assert "Tiresias (preemptive) (`tiresias`)" in labels
+    assert len(labels) == len(POLICIES) + len(ELASTIC_POLICIES)
+
+
+def test_the_sketch_does_the_same_work_in_each_mode() -> None:
+    """8 GPU-units: rigid 2 GPUs x 8, moldable 4 x 4, malleable 2 x 3 then 4 x 2.5."""
+    bars = [t for t in job_modes_sketch().data if t.marker.color in MODE_COLOURS.values()]
+    work: Counter[str] = Counter()
+    for bar, mode in zip(bars, ("rigid", "moldable", "malleable", "malleable"), strict=True):
+        assert bar.marker.color == MODE_COLOURS[mode]
+        work[mode] += bar.width[0] / 0.95 * bar.x[0]
+    assert work == {m: pytest.approx(16) for m in ("rigid", "moldable", "malleable")}

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from engine.cli import main
+from engine.modes import MODE_POLICIES
 
 POLICIES = ["--policies", "fifo-request,sjf-knee", "--nodes", "2"]
 
@@ -87,3 +88,33 @@ def test_the_documented_definitions_are_what_the_engine_computes(tmp_path, capsy
     assert summary["jct_over_bound"] == pytest.approx(
         summary["avg_jct"] / summary["lower_bound_avg_jct"]
     )
+
+
+def test_mode_all_prints_one_row_per_mode_with_its_best_policy(capsys):
+    argv = ["compare", "--mode", "all", "--jobs", "12", "--seeds", "2", "--nodes", "2"]
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["mode"] for r in rows] == ["rigid", "moldable", "malleable"]
+    assert rows[0]["policy"] in MODE_POLICIES["rigid"]
+    assert all(r["runs"] == 2 and r["avg_jct_ci95"] is not None for r in rows)
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:3] == ["mode", "policy", "avg"] and "restarts" in lines[1]
+    assert [line.split()[0] for line in lines[2:5]] == ["rigid", "moldable", "malleable"]
+
+
+def test_one_mode_compares_its_own_candidates_on_jobs_in_that_mode(capsys):
+    argv = ["compare", "--mode", "malleable", "--jobs", "12", "--nodes", "2", "--json"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["policy"] for r in rows] == list(MODE_POLICIES["malleable"])
+    assert all(r["mode"] == "malleable" and r["restarts"] == r["resizes"] + r["preemptions"]
+               for r in rows)
+    assert main(["compare", "--mode", "rigid", *POLICIES]) == 0
+    out = capsys.readouterr().out
+    assert "(rigid jobs)" in out.splitlines()[0] and "restarts" in out
+
+
+def test_mode_all_refuses_a_policy_list(capsys):
+    assert main(["compare", "--mode", "all", *POLICIES]) == 2
+    assert "leave --policies out" in capsys.readouterr().err
