@@ -7,9 +7,10 @@ import streamlit as st
 
 from engine.drl.ppo import PPOConfig
 from engine.env.curriculum import Curriculum
+from engine.parallel import describe_backend
 from engine.speedup import MEASURED_MODELS
 from lab import figures, line, runs, state, ui
-from lab.training import TrainingRun, verdict, weights_bytes
+from lab.training import TrainingRun, ending, verdict, weights_bytes
 
 POLL_S = 1.0
 CURVE = ("val_jct_over_bound", "mean_episode_jct_over_bound", "teacher_val_jct_over_bound")
@@ -120,16 +121,14 @@ if run is not None and not run.running:
         ui.show_error(run.error if isinstance(run.error, ui.USER_ERRORS)
                       else ValueError(f"training failed: {run.error}"))
     elif run.halted:
-        st.info(f"Stopped during the warm start after {run.seconds:.0f} s: nothing was "
-                "trained yet, so nothing was kept.")
+        st.info(run.halted)
     elif run.result is not None:
         name = keep(run)
         result = run.result
         better, reading = verdict(run)
         (st.success if better else st.warning)(
-            f"{'Stopped' if result.stopped else 'Finished'} after {result.iterations} PPO "
-            f"iterations in {result.seconds:.0f} s. {reading} Saved as **{name}**: pick it "
-            "on the Live simulation and Compare pages."
+            f"{ending(run)} {reading} Saved as **{name}**: pick it on the Live simulation "
+            "and Compare pages."
         )
         st.download_button("Download weights (.pt)", weights_bytes(result.best_state),
                            f"{name}.pt", "application/octet-stream", on_click="ignore")
@@ -148,4 +147,5 @@ if run is not None and not run.running:
             means, skipped = evaluated
             ui.skipped_note(skipped)
             ui.chart(figures.jct_bar_figure(means, highlight=name), key="train_eval_chart")
-st.caption(f"Active workload for evaluation: {state.workload().name} on {state.cluster()}.")
+st.caption(f"Active workload for evaluation: {state.workload().name} on {state.cluster()}. "
+           f"Training's episodes run on {describe_backend()}.")

@@ -2,7 +2,9 @@
 
 The bar (issue 16): ``reproduce --seeds 10`` at least 1.7x faster on all workers of a
 2-core machine than on one, ``headroom --search list`` and expert iteration likewise,
-and a one-workload ``compare`` no slower with the default backend than in-process.
+and a one-workload ``compare`` no slower with the default backend than in-process. The
+``train`` row times a short PPO run (no warm start, 2 environments): its rollouts go to
+the workers, its gradient steps stay in the driver.
 Every pair must print the same bytes (results never depend on the backend). Each figure
 is the wall time of a cold ``python -m engine`` process, start-up included, run from an
 empty folder. With ``--ray`` it also runs ``reproduce`` on a two-node Ray cluster started
@@ -29,6 +31,8 @@ HEADROOM = ["headroom", "--search", "list", "--trials", "3000", "--jobs", "100",
 IMPROVE = ["improve", "--quick", "--rounds", "1", "--episodes", "60", "--passes", "3",
            "--epochs", "1"]
 COMPARE = ["compare", "--jobs", "200", "--seeds", "1", "--policies", "all", "--json"]
+TRAIN = ["train", "--iterations", "6", "--envs", "2", "--steps", "1024", "--bc-episodes", "0",
+         "--val-episodes", "2"]
 
 
 def timed(argv: Sequence[str], folder: str, env: dict[str, str] | None = None) -> tuple[float, str]:
@@ -87,6 +91,8 @@ def main() -> None:
         pair(f"reproduce --seeds {args.seeds}", reproduce, folder, one, [], args.repeat)
         pair("headroom --search list, 2 seeds", HEADROOM, folder, one, [], args.repeat)
         pair("improve --quick, 60 searches", [*IMPROVE, "--out", folder], folder, one, [],
+             args.repeat, output_matters=False)
+        pair("train, 6 PPO iterations x 2 envs", [*TRAIN, "--out", folder], folder, one, [],
              args.repeat, output_matters=False)
         print(f"  {'command':<34} {'serial':>9} {'default':>9}   (should be about 1x)")
         pair("compare, 1 workload (overhead)", COMPARE, folder, ["--backend", "serial"], [],

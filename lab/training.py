@@ -1,12 +1,15 @@
 """Training in a child process, so the page stays live and Stop works at any moment.
 
 A Streamlit script run blocks its session, so ``engine.drl.ppo.train`` cannot run in the
-script. It runs in a spawned process: the learning-curve rows and the result come back
-over a queue, which a thread of this process drains into :class:`TrainingRun`. PPO polls
-``should_stop`` once per iteration (a second or so), but the warm start (behaviour
-cloning, then DAgger) polls nothing and reports only when a cloning round ends, so Stop
-during the warm start ends the process itself: nothing is kept, and the page says so.
-The process and the thread never touch Streamlit.
+script. It runs in a spawned process, on the default executor (every local core, or the
+Ray cluster at ``RAY_ADDRESS``): the warm start's steps, the learning-curve rows and the
+result come back over a queue, which a thread of this process drains into
+:class:`TrainingRun`. Stop sets an event the training polls (between batches of
+episodes and before every cloning or PPO minibatch: well under a second apart, a big
+rollout aside), so the run ends cleanly with the best weights so far; only a process
+that has not ended ``STOP_GRACE_S`` after Stop is ended from outside, and then nothing
+is kept. The process
+and the thread never touch Streamlit.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import io
 import math
 import multiprocessing
 import queue
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -22,25 +26,48 @@ from typing import Any
 
 import torch
 
-from engine.drl.ppo import PPOConfig, TrainResult, greedy_score, train, validation_workloads
+from engine.drl.ppo import (
+    PPOConfig,
+    TrainResult,
+    WarmStart,
+    greedy_score,
+    train,
+    validation_workloads,
+)
+from engine.parallel import Executor
 from lab.line import Line
 
 _SPAWN = multiprocessing.get_context("spawn")
 """A fresh interpreter: forking a server with live threads (and torch) can deadlock."""
+STOP_GRACE_S = 10.0
+"""How long after Stop the child may take to end by itself before it is ended: it polls
+Stop at least once per rollout (a few seconds for the largest the page offers)."""
+
+
+def _end(signum: int, _frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _train_in_child(config: PPOConfig, out: Any, stop: Any) -> None:
     """The child's whole life: train, score the shipped ``drl`` alike, send everything."""
+    # the executor starts worker processes, which a daemonic process may not; the flag
+    # only tells this process's own multiprocessing, the server still ends it on exit
+    multiprocessing.current_process().daemon = False
+    # ended from outside (the server exits): unwind, so the executor stops its workers
+    signal.signal(signal.SIGTERM, _end)
     try:
-        result = train(config, progress=lambda row: out.put(("row", row)),
-                       should_stop=stop.is_set)
-        from engine.drl.pretrained import shipped_policy
+        with Executor() as executor:
+            result = train(config, progress=lambda row: out.put(("row", row)),
+                           should_stop=stop.is_set, executor=executor,
+                           warm_progress=lambda step: out.put(("warm", step)))
+            from engine.drl.pretrained import shipped_policy
 
-        drl = greedy_score(shipped_policy().actor, validation_workloads(config))
-        # as bytes: a queue would pass tensors as shared-memory handles, which die with us
-        buffer = io.BytesIO()
-        torch.save((result, drl), buffer)
-        out.put(("result", buffer.getvalue()))
+            drl = greedy_score(shipped_policy().actor, validation_workloads(config), executor)
+            # as bytes: a queue would pass tensors as shared-memory handles, which die with
+            # us; sent before the workers are stopped, which takes a while
+            buffer = io.BytesIO()
+            torch.save((result, drl), buffer)
+            out.put(("result", buffer.getvalue()))
     except Exception as error:  # shown on the page; a bare message always pickles
         out.put(("error", RuntimeError(f"{type(error).__name__}: {error}")))
 
@@ -62,13 +89,16 @@ class TrainingRun:
     result: TrainResult | None = None
     drl_score: float = math.nan
     """The shipped ``drl``'s score on the same validation workloads (lower is better)."""
+    warm: WarmStart | None = None
+    """The warm start's latest step (None before the first)."""
     error: BaseException | None = None
-    halted: bool = False
-    """Stopped during the warm start: the process was ended, nothing was kept."""
+    halted: str = ""
+    """Why the run ended without a result, in words (empty: it did not)."""
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     thread: threading.Thread | None = None
     stop: Any = field(default_factory=_SPAWN.Event)
+    stop_asked: float | None = None
     _process: Any = None
 
     def start(self) -> TrainingRun:
@@ -94,11 +124,17 @@ class TrainingRun:
                 self._process.start()
                 self._collect(out)
         except _Cancelled:
-            self.halted, self.ended = True, time.monotonic()
+            self.halted = "Stopped while waiting in the line: nothing was trained."
+            self.ended = time.monotonic()
 
     def _collect(self, out: Any) -> None:
         """Drain the child's queue until it sends its result, fails, or is ended."""
         while True:
+            if (self.stop_asked is not None and not self.halted
+                    and time.monotonic() - self.stop_asked > STOP_GRACE_S):
+                self.halted = (f"The training process had not stopped {STOP_GRACE_S:.0f} s "
+                               "after Stop, so it was ended: nothing was kept.")
+                self._process.terminate()
             try:
                 kind, value = out.get(timeout=0.2)
             except queue.Empty:
@@ -109,6 +145,8 @@ class TrainingRun:
                 break
             if kind == "row":
                 self.rows.append(value)
+            elif kind == "warm":
+                self.warm = value
             elif kind == "result":
                 self.result, self.drl_score = torch.load(io.BytesIO(value), weights_only=False)
                 break
@@ -116,14 +154,14 @@ class TrainingRun:
                 self.error = value
                 break
         self.ended = time.monotonic()
-        self._process.join(timeout=5)
+        if self.result is None:  # with its result sent, the child ends by itself (its
+            self._process.join(timeout=5)  # workers take a second): no need to wait
 
     def request_stop(self) -> None:
-        """Stop now: in the line, during the warm start, or after this PPO iteration."""
+        """Stop soon, keeping what was learnt: in the line, the warm start or PPO."""
+        if self.stop_asked is None:
+            self.stop_asked = time.monotonic()
         self.stop.set()
-        if self.warming_up and self._process is not None:
-            self.halted = True
-            self._process.terminate()
 
     @property
     def running(self) -> bool:
@@ -142,7 +180,9 @@ class TrainingRun:
 
     @property
     def fraction(self) -> float:
-        """Share of the PPO iterations done (behaviour cloning counts as iteration 0)."""
+        """Share of the warm start done while it runs, then of the PPO iterations."""
+        if self.warming_up:
+            return self.warm.fraction if self.warm is not None else 0.0
         done = max((int(r.get("iteration", 0)) for r in self.rows), default=0)
         return min(done / max(self.config.iterations, 1), 1.0)
 
@@ -151,12 +191,32 @@ class TrainingRun:
         if self.position:
             return (f"Waiting for the shared trainer: number {self.position} in line (one "
                     "class member trains at a time).")
+        if self.stop_asked is not None:
+            return f"Stopping: keeping the best weights so far ({self.seconds:.0f} s)."
         if not self.warming_up:
             done = max(int(r.get("iteration", 0)) for r in self.rows) if self.rows else 0
             return f"PPO iteration {done} of {self.config.iterations} ({self.seconds:.0f} s)"
-        rounds = self.config.dagger_rounds + 1
-        return (f"Warm start: imitating the teacher, round {min(len(self.rows) + 1, rounds)} "
-                f"of {rounds} ({self.seconds:.0f} s so far). Stop ends it at once.")
+        step = self.warm.describe() if self.warm is not None else "warm start: starting up"
+        return (f"{step[0].upper()}{step[1:]}; {self.seconds:.0f} s so far. Stop keeps the "
+                "weights learnt so far.")
+
+
+def ending(run: TrainingRun) -> str:
+    """How the run ended and which weights were kept, in words."""
+    result = run.result
+    assert result is not None
+    took = f"in {result.seconds:.0f} s"
+    if not result.stopped:
+        return f"Finished after {result.iterations} PPO iterations {took}."
+    if result.iterations or run.config.bc_episodes == 0:
+        return f"Stopped after {result.iterations} PPO iterations {took}."
+    rounds = run.config.dagger_rounds + 1
+    cloned = sum(row["phase"] == "bc" for row in result.history)
+    if cloned:
+        return (f"Stopped during the warm start {took}, after {cloned} of {rounds} cloning "
+                "rounds: kept the best cloned weights so far.")
+    return (f"Stopped during the warm start {took}, before the first cloning round ended: "
+            "kept the network as it was then (partly cloned, or not yet trained).")
 
 
 def verdict(run: TrainingRun) -> tuple[bool, str]:

@@ -3,6 +3,8 @@
 Writes ``learning_curve.csv`` and ``checkpoint.pt`` to ``--out``; ``--resume`` continues
 from a checkpoint; ``--export`` writes the best weights and their model card to
 ``pretrained/`` (or the folder given), where the ``drl`` policy finds them.
+``--workers``/``--backend`` choose where the rollouts, warm-start and validation
+episodes run (the learning stays in this process).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from tqdm import tqdm
 
 from engine.cli.common import add_executor_options, executor_from, positive_int
 from engine.drl.checkpoint import load_checkpoint
-from engine.drl.ppo import PPOConfig, TrainResult, config_from_dict, train
+from engine.drl.ppo import PPOConfig, TrainResult, WarmStart, config_from_dict, train
 from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
 from engine.paths import pretrained_dir
@@ -29,7 +31,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=positive_int, default=defaults.iterations,
                         help=f"PPO iterations (default {defaults.iterations})")
     parser.add_argument("--envs", type=positive_int, default=defaults.envs,
-                        help=f"environments stepped together (default {defaults.envs})")
+                        help="environments, one rollout task each per iteration "
+                             f"(default {defaults.envs})")
     parser.add_argument("--steps", type=positive_int, default=defaults.steps,
                         help=f"steps per environment per iteration (default {defaults.steps})")
     parser.add_argument("--seed", type=int, default=defaults.seed, help="training seed")
@@ -68,9 +71,13 @@ def run(args: argparse.Namespace) -> int:
     )
     with tqdm(total=config.iterations, desc="train", unit="it") as bar:
 
+        def warm_progress(step: WarmStart) -> None:
+            bar.set_description_str(step.describe())
+
         def progress(row: dict[str, Any]) -> None:
             if row["phase"] == "ppo":
                 bar.n = row["iteration"]
+                bar.set_description_str("train")
             postfix = {
                 "val": row["val_jct_over_bound"],
                 "teacher": row["teacher_val_jct_over_bound"],
@@ -82,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
         with executor_from(args) as executor:
             result = train(config, progress=progress, out=args.out, resume=args.resume,
-                           executor=executor)
+                           executor=executor, warm_progress=warm_progress)
     print(
         f"trained {result.iterations} iterations in {result.seconds:.0f} s; best validation "
         f"avg JCT / ideal {result.best_score:.3f} (teacher {result.teacher_score:.3f}); "

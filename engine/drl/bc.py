@@ -27,6 +27,12 @@ Demonstrations = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """(observations, masks, teacher actions, discounted returns of the acting policy)."""
 
 
+EPISODES_PER_POLL = 4
+"""Episodes per worker between two polls of ``should_stop``: a batch of curriculum
+episodes (10-100 ms each) ends well within a second, so Stop is honoured quickly, yet
+each worker gets a few tasks per map."""
+
+
 def collect_demonstrations(
     episodes: int,
     curriculum: Curriculum,
@@ -34,6 +40,8 @@ def collect_demonstrations(
     gamma: float,
     actor: NumpyActor | None = None,
     executor: Executor | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Demonstrations:
     """Teacher-labelled states from ``episodes`` curriculum episodes.
 
@@ -41,9 +49,21 @@ def collect_demonstrations(
     fix for behaviour cloning's compounding errors, since the student then learns the
     teacher's answer in the states its own mistakes lead to. Each episode is one
     ``executor`` task (default: here, in order); they are merged in episode order.
+    Episodes go in batches (``EPISODES_PER_POLL`` per worker); after each batch
+    ``progress(done, episodes)`` is called and ``should_stop`` polled, and a stop
+    returns the episodes played so far (at least one batch).
     """
-    parts = (executor or Executor("serial")).map(
-        _demonstration, list(range(episodes)), shared=(curriculum, seed, gamma, actor))
+    executor = executor or Executor("serial")
+    batch = EPISODES_PER_POLL * executor.workers
+    shared = (curriculum, seed, gamma, actor)
+    parts: list[Demonstrations] = []
+    for start in range(0, episodes, batch):
+        parts += executor.map(_demonstration, list(range(start, min(start + batch, episodes))),
+                              shared=shared)
+        if progress is not None:
+            progress(len(parts), episodes)
+        if should_stop is not None and should_stop():
+            break
     return merge(*parts)
 
 
@@ -106,8 +126,14 @@ def clone(
     seed: int,
     batch: int = 256,
     progress: Callable[[int, float, float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> tuple[float, float]:
-    """Fit actor (cross-entropy) and critic (MSE) to the data; last (policy, value) loss."""
+    """Fit actor (cross-entropy) and critic (MSE) to the data; last (policy, value) loss.
+
+    ``progress(epoch, policy loss, value loss)`` follows each epoch; ``should_stop`` is
+    polled before every minibatch (a few milliseconds apart) and ends the fit there,
+    returning the last complete epoch's losses (NaN before the first).
+    """
     import torch  # here: collecting demonstrations (what workers run) needs no torch
     import torch.nn.functional as F
     obs, masks, actions, returns = (torch.as_tensor(a) for a in data)
@@ -120,6 +146,8 @@ def clone(
         order = torch.randperm(len(actions), generator=generator)
         totals = np.zeros(2)
         for start in range(0, len(order), batch):
+            if should_stop is not None and should_stop():
+                return float(policy_loss), float(value_loss)
             idx = order[start : start + batch]
             logits, values = model(obs[idx], masks[idx])
             pl = F.cross_entropy(logits, actions[idx])

@@ -1,14 +1,15 @@
 """PPO for the moldable-job scheduler, after CleanRL's single-file ``ppo.py``.
 
 Masked categorical actions, GAE, the clipped surrogate objective, an entropy bonus and a
-value head, over ``envs`` environments stepped together in one process (each step
-samples from one batched forward pass and the torch generator, so the rollout stays
-here). The warm start's demonstration episodes and the validation episodes are
-independent, greedy and numpy-only: they go to an :class:`engine.parallel.Executor`.
+value head, over ``envs`` environments. Everything that plays episodes goes to an
+:class:`engine.parallel.Executor`, as independent numpy-only tasks: each iteration's
+rollout (one task per environment, each with its own generator:
+:mod:`engine.drl.rollout`), the warm start's demonstration episodes and the validation
+episodes. Learning (log-probabilities, values, GAE, the gradient steps) stays here.
 Training starts from a behaviour-cloned copy of the heuristic teacher
 (:mod:`engine.drl.bc`) unless ``bc_episodes`` is 0, and keeps the weights that score
 best on a fixed validation set of curriculum workloads (training seeds, never the
-evaluation seeds). Same config and seed, same run.
+evaluation seeds). Same config and seed, same run, on every backend.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from engine.cluster import Cluster
 from engine.drl.actor import NumpyActor
 from engine.drl.bc import clone, collect_demonstrations, merge
 from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
-from engine.drl.expert import expert_action
 from engine.drl.network import ActorCritic, copy_state
+from engine.drl.rollout import Lane, greedy_return, roll
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
@@ -40,12 +41,40 @@ Progress = Callable[[Mapping[str, Any]], None]
 
 
 @dataclass(frozen=True)
+class WarmStart:
+    """Where the warm start is, for a progress bar: ``done`` of ``total`` in this stage."""
+
+    stage: str
+    """``teacher`` (the teacher plays), ``student`` (DAgger: the student plays, the teacher
+    labels) or ``cloning`` (epochs of behaviour cloning)."""
+    round: int
+    """Cloning round, from 1 (plain cloning) to ``rounds`` (the last DAgger round)."""
+    rounds: int
+    done: int
+    total: int
+
+    def describe(self) -> str:
+        """In words, e.g. "warm start: imitating the teacher, cloning epoch 7 of 20"."""
+        what = {"teacher": "who plays episode",
+                "student": "who labels the student's episode",
+                "cloning": "cloning epoch"}[self.stage]
+        where = f" (round {self.round} of {self.rounds})" if self.rounds > 1 else ""
+        return f"warm start: imitating the teacher, {what} {self.done} of {self.total}{where}"
+
+    @property
+    def fraction(self) -> float:
+        """Share of the whole warm start done (a round: half playing, half cloning)."""
+        half = 0.5 * self.done / max(self.total, 1)
+        return (self.round - 1 + half + (0.5 if self.stage == "cloning" else 0.0)) / self.rounds
+
+
+@dataclass(frozen=True)
 class PPOConfig:
     """Hyper-parameters of one training run."""
 
     seed: int = 0  # seeds torch, the environments and the workload draws
     iterations: int = 300  # PPO iterations (each = envs x steps environment steps)
-    envs: int = 8  # environments stepped together
+    envs: int = 8  # environments, one rollout task each per iteration
     steps: int = 256  # steps per environment per iteration
     learning_rate: float = 3e-4  # Adam step size for PPO (small: it fine-tunes a clone)
     anneal_lr: bool = True  # decay the PPO learning rate linearly to 0
@@ -114,22 +143,19 @@ def greedy_score(
 ) -> float:
     """Mean avg-JCT / ideal (= minus the return) of the greedy ``actor`` (``None``: the
     teacher), one ``executor`` task per workload (default: here, in order)."""
-    returns = (executor or Executor("serial")).map(_greedy_return, workloads, shared=actor)
+    returns = (executor or Executor("serial")).map(greedy_return, workloads, shared=actor)
     return float(np.mean([-total for total in returns]))
 
 
-def _greedy_return(actor: NumpyActor | None, workload: tuple[list[Job], Cluster]) -> float:
-    jobs, cluster = workload
-    env = MoldableEnv(jobs=jobs, cluster=cluster)
-    env.reset()
-    total, done = 0.0, False
-    while not done:
-        point = env.decision
-        action = expert_action(point) if actor is None else int(
-            np.argmax(actor.probabilities(point.obs, point.mask)))
-        _, reward, done, _, _ = env.step(action)
-        total += reward
-    return total
+def start_lanes(config: PPOConfig, iteration: int) -> list[Lane]:
+    """The environments PPO rolls out from ``iteration`` on, each with its own generator
+    (seeded by the training seed, its index and the iteration, so a resume is seeded)."""
+    lanes = []
+    for k in range(config.envs):
+        env = MoldableEnv(config.curriculum)
+        env.reset(seed=config.seed * 1_000 + 97 * iteration + k)
+        lanes.append(Lane(env, np.random.default_rng([config.seed, k, iteration])))
+    return lanes
 
 
 def train(
@@ -139,15 +165,22 @@ def train(
     out: str | os.PathLike | None = None,
     resume: str | os.PathLike | None = None,
     executor: Executor | None = None,
+    warm_progress: Callable[[WarmStart], None] | None = None,
 ) -> TrainResult:
     """Train (or resume) a scheduler; writes ``learning_curve.csv`` and checkpoints to ``out``.
 
-    ``progress`` receives each learning-curve row as it is made; ``should_stop`` is polled
-    once per iteration and ends the run cleanly (checkpoint written) when it says so.
-    ``executor`` (default: this process) plays the warm start's demonstration episodes
-    and the validation episodes; PPO's rollouts and all learning stay here.
+    ``progress`` receives each learning-curve row as it is made, ``warm_progress`` the
+    warm start's steps (each batch of episodes, each cloning epoch). ``should_stop`` is
+    polled before every PPO and cloning minibatch and between batches of warm-start
+    episodes; it ends the run cleanly, keeping the best weights validated so far (or,
+    stopped before any validation, the weights as they are, then validated) and writing
+    the checkpoint. An iteration cut short is not counted (its update's steps so far stay
+    in the final weights). ``executor`` (default: this process) plays PPO's rollouts, the
+    warm start's episodes and the validation episodes; all learning stays here.
     """
     started = time.perf_counter()
+    stop = should_stop or (lambda: False)
+    players = executor or Executor("serial")
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     out_dir = Path(out) if out is not None else None
@@ -160,6 +193,7 @@ def train(
         return greedy_score(NumpyActor(model.state_dict()), validation, executor)
 
     history: list[dict[str, Any]] = []
+    stopped = False
     start_iteration = 0
     best_state, best_score = None, float("inf")
     resumed_seconds = 0.0
@@ -183,96 +217,91 @@ def train(
         if out_dir is not None:
             _rewrite_csv(out_dir / "learning_curve.csv", history)
     elif config.bc_episodes > 0:
-        data = collect_demonstrations(
-            config.bc_episodes, config.curriculum, config.seed, config.gamma, executor=executor
-        )
-        for round_ in range(config.dagger_rounds + 1):
-            if round_:
-                data = merge(data, collect_demonstrations(
-                    config.dagger_episodes, config.curriculum, config.seed + 7919 * round_,
-                    config.gamma, NumpyActor(model.state_dict()), executor,
-                ))
-            policy_loss, value_loss = clone(
-                model, data, config.bc_epochs, config.bc_lr, config.seed + round_
+        rounds = config.dagger_rounds + 1
+
+        def report(stage: str, round_: int, done: int, total: int) -> None:
+            if warm_progress is not None:
+                warm_progress(WarmStart(stage, round_ + 1, rounds, done, total))
+
+        data = None
+        for round_ in range(rounds):
+            stage = "student" if round_ else "teacher"
+            played = collect_demonstrations(
+                config.dagger_episodes if round_ else config.bc_episodes, config.curriculum,
+                config.seed + 7919 * round_, config.gamma,
+                NumpyActor(model.state_dict()) if round_ else None, executor, stop,
+                lambda done, total, stage=stage, round_=round_: report(
+                    stage, round_, done, total),
             )
+            data = played if data is None else merge(data, played)
+            if stop():
+                stopped = True
+                break
+            policy_loss, value_loss = clone(
+                model, data, config.bc_epochs, config.bc_lr, config.seed + round_,
+                progress=lambda epoch, *_, round_=round_: report(
+                    "cloning", round_, epoch + 1, config.bc_epochs),
+                should_stop=stop,
+            )
+            if stop():
+                stopped = True
+                break
             score = validate()
             if score < best_score:
                 best_state, best_score = copy_state(model), score
             emit(_row("bc", 0, len(data[2]), [], policy_loss, value_loss, score, teacher_score))
 
-    envs = [MoldableEnv(config.curriculum) for _ in range(config.envs)]
-    obs_np, masks_np = zip(
-        *((o, i["action_mask"]) for o, i in (
-            env.reset(seed=config.seed * 1_000 + 97 * start_iteration + k)
-            for k, env in enumerate(envs)
-        )),
-        strict=True,
-    )
-    next_obs = torch.as_tensor(np.stack(obs_np))
-    next_mask = torch.as_tensor(np.stack(masks_np))
-    next_done = torch.zeros(config.envs)
+    lanes = start_lanes(config, start_iteration)
     shape = (config.steps, config.envs)
-    b_obs = torch.zeros((*shape, next_obs.shape[1]))
-    b_mask = torch.zeros((*shape, next_mask.shape[1]), dtype=torch.bool)
-    b_actions = torch.zeros(shape, dtype=torch.long)
-    b_logp, b_rewards, b_dones, b_values = (torch.zeros(shape) for _ in range(4))
     batch_size = config.steps * config.envs
     minibatch = batch_size // config.minibatches
-    stopped = False
+    flat = lambda x: x.reshape(batch_size, *x.shape[2:])  # noqa: E731
     iteration = start_iteration
 
     for iteration in range(start_iteration + 1, config.iterations + 1):
-        if should_stop is not None and should_stop():
+        if stopped or stop():
             stopped, iteration = True, iteration - 1
             break
         if config.anneal_lr:
             frac = 1.0 - (iteration - 1) / config.iterations
             optimizer.param_groups[0]["lr"] = frac * config.learning_rate
-        episode_jcts: list[float] = []
-        episode_scores: list[float] = []
-        model.eval()
-        for step in range(config.steps):
-            b_obs[step], b_mask[step], b_dones[step] = next_obs, next_mask, next_done
-            with torch.no_grad():
-                logits, value = model(next_obs, next_mask)
-            dist = Categorical(logits=logits)
-            action = dist.sample()
-            b_actions[step], b_logp[step], b_values[step] = action, dist.log_prob(action), value
-            results = []
-            for env, a in zip(envs, action.tolist(), strict=True):
-                obs, reward, done, _, info = env.step(a)
-                if done:
-                    summary = env.result().summary
-                    episode_jcts.append(summary.avg_jct)
-                    episode_scores.append(summary.jct_over_bound)
-                    obs, info = env.reset()
-                results.append((obs, reward, done, info["action_mask"]))
-            next_obs = torch.as_tensor(np.stack([r[0] for r in results]))
-            b_rewards[step] = torch.tensor([r[1] for r in results])
-            next_done = torch.tensor([float(r[2]) for r in results])
-            next_mask = torch.as_tensor(np.stack([r[3] for r in results]))
-
+        rollouts = players.map(roll, lanes, shared=(NumpyActor(model.state_dict()), config.steps))
+        lanes = [r.lane for r in rollouts]
+        episodes = [e for r in rollouts for e in r.episodes]
+        episode_jcts = [jct for jct, _ in episodes]
+        episode_scores = [score for _, score in episodes]
+        b_obs, b_mask, b_actions, b_rewards, b_dones = (
+            torch.as_tensor(np.stack([getattr(r, name) for r in rollouts], axis=1))
+            for name in ("obs", "masks", "actions", "rewards", "dones"))
+        b_rewards, b_dones = b_rewards.float(), b_dones.float()
         with torch.no_grad():
-            _, next_value = model(next_obs, next_mask)
+            logits, values = model(flat(b_obs), flat(b_mask))
+            f_logp = Categorical(logits=logits).log_prob(flat(b_actions))
+            b_values = values.reshape(shape)
+            _, next_value = model(
+                torch.as_tensor(np.stack([lane.env.decision.obs for lane in lanes])),
+                torch.as_tensor(np.stack([lane.env.decision.mask for lane in lanes])))
         advantages = torch.zeros(shape)
         last = torch.zeros(config.envs)
         for t in reversed(range(config.steps)):
-            not_done = 1.0 - (next_done if t == config.steps - 1 else b_dones[t + 1])
+            not_done = 1.0 - b_dones[t]  # the episode went on after step t
             following = next_value if t == config.steps - 1 else b_values[t + 1]
             delta = b_rewards[t] + config.gamma * following * not_done - b_values[t]
             last = delta + config.gamma * config.gae_lambda * not_done * last
             advantages[t] = last
         returns = advantages + b_values
 
-        flat = lambda x: x.reshape(batch_size, *x.shape[2:])  # noqa: E731
-        f_obs, f_mask, f_actions, f_logp = map(flat, (b_obs, b_mask, b_actions, b_logp))
+        f_obs, f_mask, f_actions = map(flat, (b_obs, b_mask, b_actions))
         f_adv, f_ret = flat(advantages), flat(returns)
-        model.train()
         generator = torch.Generator().manual_seed(config.seed * 10_007 + iteration)
         stats = []
+        interrupted = False
         for _ in range(config.update_epochs):
             order = torch.randperm(batch_size, generator=generator)
             for start in range(0, batch_size, minibatch):
+                if stop():  # a big update takes seconds: keep its steps, not the iteration
+                    interrupted = True
+                    break
                 idx = order[start : start + minibatch]
                 logits, value = model(f_obs[idx], f_mask[idx])
                 dist = Categorical(logits=logits)
@@ -296,8 +325,11 @@ def train(
                 torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
                 optimizer.step()
                 stats.append((pg_loss.item(), v_loss.item(), entropy.item(), approx_kl, clipfrac))
-            if config.target_kl and approx_kl > config.target_kl:
+            if interrupted or (config.target_kl and approx_kl > config.target_kl):
                 break
+        if interrupted:
+            stopped, iteration = True, iteration - 1
+            break
 
         score = float("nan")
         if iteration % config.eval_every == 0 or iteration == config.iterations:
@@ -311,7 +343,7 @@ def train(
         if out_dir is not None and (iteration % config.checkpoint_every == 0):
             _save(out_dir, model, optimizer, iteration, history, config, best_state, best_score)
 
-    if best_state is None:  # PPO from scratch that never validated
+    if best_state is None:  # never validated: PPO from scratch, or stopped early
         best_state, best_score = copy_state(model), validate()
     checkpoint = None
     if out_dir is not None:

@@ -58,23 +58,55 @@ def test_stop_ends_training_early() -> None:
     assert "Stopped" in texts(at)
 
 
-def test_stop_during_the_warm_start_ends_it_within_two_seconds() -> None:
+def _start_a_long_warm_start():
     at = open_app("train")
     at.number_input(key="tr_bc").set_value(400)  # a warm start of minutes
     at.button(key="FormSubmitter:train_form-Start training").click().run()
     run = at.session_state["training"]
     assert at.button(key="FormSubmitter:train_form-Start training").disabled
-    assert "Warm start" in at.get("progress")[0].proto.text
-    time.sleep(3)
-    assert run.running and run.warming_up
-    asked = time.monotonic()
-    run.request_stop()
-    run.thread.join(5)
-    assert not run.running and time.monotonic() - asked < 2
+    deadline = time.monotonic() + 120
+    while run.warm is None and run.running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert run.running and run.warming_up and run.warm is not None
+    return at, run
+
+
+def test_the_warm_start_shows_its_progress_and_stop_keeps_its_weights() -> None:
+    at, run = _start_a_long_warm_start()
+    at.run()
+    bar = at.get("progress")[0].proto
+    assert bar.text.startswith("Warm start: imitating the teacher, who plays episode ")
+    assert "of 400 (round 1 of 3); " in bar.text and 0 < run.fraction < 1
+    run.request_stop()  # what the Stop button does
+    run.thread.join(60)  # generous: the stop is polled well under a second apart
+    assert not run.running and not run.halted  # it stopped by itself, not ended from outside
+    assert run.result is not None and run.result.stopped and run.result.iterations == 0
+    assert set(run.result.best_state) == set(run.result.model.state_dict())
     at.run()
     assert not at.exception
-    assert "Stopped during the warm start" in texts(at)
+    assert "Stopped during the warm start" in texts(at) and "trained-1" in texts(at)
+    assert at.get("download_button")
     assert not at.button(key="FormSubmitter:train_form-Start training").disabled
+
+
+def test_a_child_that_does_not_stop_in_time_is_ended(monkeypatch) -> None:
+    import lab.training
+
+    monkeypatch.setattr(lab.training, "STOP_GRACE_S", 0.5)
+    at, run = _start_a_long_warm_start()
+    run.stop_asked = time.monotonic()  # Stop asked, but the child is never told: it goes on
+    run.thread.join(60)
+    assert not run.running and run.result is None and run.error is None
+    assert "it was ended: nothing was kept" in run.halted
+    at.run()
+    assert not at.exception and "nothing was kept" in texts(at)
+
+
+def test_the_page_says_where_training_runs() -> None:
+    from engine.parallel import describe_backend
+
+    at = open_app("train")
+    assert f"Training's episodes run on {describe_backend()}." in texts(at)
 
 
 def test_the_verdict_says_worse_when_the_student_loses_to_its_teacher() -> None:
@@ -90,3 +122,20 @@ def test_the_verdict_says_worse_when_the_student_loses_to_its_teacher() -> None:
     run.result = SimpleNamespace(best_score=2.9, teacher_score=3.26)
     better, text = verdict(run)
     assert better and "better than its teacher" in text
+
+
+def test_the_ending_says_which_weights_a_stop_kept() -> None:
+    from lab.line import Line
+    from lab.training import TrainingRun, ending
+
+    run = TrainingRun(Line(1), PPOConfig(dagger_rounds=2))
+    run.result = SimpleNamespace(stopped=True, iterations=0, seconds=12.0,
+                                 history=({"phase": "bc"},))
+    assert ending(run) == ("Stopped during the warm start in 12 s, after 1 of 3 cloning "
+                           "rounds: kept the best cloned weights so far.")
+    run.result.history = ()
+    assert "before the first cloning round ended" in ending(run)
+    run.result.iterations = 4
+    assert ending(run) == "Stopped after 4 PPO iterations in 12 s."
+    run.result.stopped = False
+    assert ending(run) == "Finished after 4 PPO iterations in 12 s."

@@ -1,17 +1,22 @@
-"""A few-second training run end to end: curve, checkpoint, resume, determinism."""
+"""A few-second training run end to end: curve, checkpoint, resume, determinism, and
+the warm start's progress and Stop."""
 
 from __future__ import annotations
 
 import csv
+import threading
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import torch
 
 from engine.cli import main
 from engine.cluster import Cluster
+from engine.drl.bc import EPISODES_PER_POLL, clone, collect_demonstrations
 from engine.drl.checkpoint import load_checkpoint
-from engine.drl.ppo import PPOConfig, config_from_dict, train
+from engine.drl.network import ActorCritic
+from engine.drl.ppo import PPOConfig, TrainResult, WarmStart, config_from_dict, train
 from engine.env.curriculum import Curriculum
 from engine.parallel import Executor
 from engine.policies.drl import DrlPolicy
@@ -89,3 +94,105 @@ def test_episodes_in_worker_processes_give_the_same_run():
 def _timeless(row: dict) -> str:
     """A curve row without its clock, as text (so NaN equals NaN)."""
     return repr({k: v for k, v in row.items() if k != "seconds"})
+
+
+def test_rollouts_in_worker_processes_give_bit_identical_weights():
+    config = replace(TINY, bc_episodes=0, val_episodes=1)
+    alone = train(config)
+    with Executor("local", workers=2) as executor:
+        pooled = train(config, executor=executor)
+    assert pooled.history[-1]["episodes"] > 0  # the rollouts ran episodes to their end
+    for key, value in alone.model.state_dict().items():
+        assert torch.equal(value, pooled.model.state_dict()[key])
+
+
+WARM = replace(TINY, bc_episodes=6, bc_epochs=200, dagger_rounds=1, dagger_episodes=4)
+
+
+def _train_until(stage: str, out=None) -> tuple[TrainResult, list[WarmStart]]:
+    """Train ``WARM`` in a thread, setting Stop at the warm start's first ``stage`` step."""
+    stop, steps, done = threading.Event(), [], []
+
+    def report(step: WarmStart) -> None:
+        steps.append(step)
+        if step.stage == stage:
+            stop.set()
+
+    worker = threading.Thread(target=lambda: done.append(
+        train(WARM, should_stop=stop.is_set, warm_progress=report, out=out)))
+    worker.start()
+    worker.join(120)  # generous: a stop ends it in well under a second
+    assert not worker.is_alive() and stop.is_set()
+    return done[0], steps
+
+
+def test_stop_while_cloning_ends_the_warm_start_with_weights(tmp_path):
+    result, steps = _train_until("cloning", tmp_path)
+    assert result.stopped and result.iterations == 0
+    assert steps[0] == WarmStart("teacher", 1, 2, 4, 6)  # one batch: 4 episodes per worker
+    assert steps[-1].stage == "cloning" and steps[-1].done < WARM.bc_epochs
+    assert not result.history  # no cloning round ended, so none was validated...
+    assert np.isfinite(result.best_score)  # ...but the weights kept were
+    assert set(result.best_state) == set(result.model.state_dict())
+    assert load_checkpoint(tmp_path / "checkpoint.pt").iteration == 0
+
+
+def test_stop_in_a_dagger_round_keeps_the_cloned_round():
+    result, steps = _train_until("student")
+    assert result.stopped and result.iterations == 0
+    assert [row["phase"] for row in result.history] == ["bc"]
+    assert result.best_score == result.history[0]["val_jct_over_bound"]
+    assert [s.stage for s in steps][-1] == "student"
+
+
+def test_cloning_polls_stop_inside_an_epoch():
+    data = collect_demonstrations(2, TINY.curriculum, 0, 0.99)
+    model = ActorCritic(16)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    polls, epochs = [], []
+
+    def stop() -> bool:
+        polls.append(1)
+        return len(polls) > 1  # one minibatch, then stop
+
+    losses = clone(model, data, 5, 1e-3, 0, batch=8, progress=lambda *a: epochs.append(a),
+                   should_stop=stop)
+    assert not epochs and np.isnan(losses).all()  # stopped inside the first epoch
+    assert any(not torch.equal(v, before[k]) for k, v in model.state_dict().items())
+
+
+def test_demonstrations_stop_after_a_batch_and_report_progress():
+    seen = []
+    data = collect_demonstrations(10, TINY.curriculum, 0, 0.99, should_stop=lambda: True,
+                                  progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(EPISODES_PER_POLL, 10)]
+    assert len(data[2]) == len(collect_demonstrations(EPISODES_PER_POLL, TINY.curriculum, 0,
+                                                      0.99)[2])
+
+
+def test_warm_start_steps_in_words():
+    step = WarmStart("cloning", 1, 3, 7, 20)
+    assert step.describe() == (
+        "warm start: imitating the teacher, cloning epoch 7 of 20 (round 1 of 3)")
+    assert step.fraction == (0.5 + 0.5 * 7 / 20) / 3
+    assert WarmStart("teacher", 1, 1, 5, 10).describe() == (
+        "warm start: imitating the teacher, who plays episode 5 of 10")
+    assert WarmStart("student", 2, 2, 5, 10).describe() == (
+        "warm start: imitating the teacher, who labels the student's episode 5 of 10 "
+        "(round 2 of 2)")
+    assert WarmStart("student", 2, 2, 10, 10).fraction == 0.75
+
+
+def test_stop_inside_a_ppo_update_keeps_its_steps_but_not_the_iteration():
+    config = replace(TINY, bc_episodes=0)
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 2  # the loop's check, one minibatch, then stop
+
+    result = train(config, should_stop=stop)
+    assert result.stopped and result.iterations == 0 and not result.history
+    fresh = train(replace(config, iterations=0))  # the same start, never updated
+    assert any(not torch.equal(v, fresh.model.state_dict()[k])
+               for k, v in result.model.state_dict().items())

@@ -1,4 +1,5 @@
-"""The ray backend on a local Ray: the same numbers as serial and local, and reproduce on it."""
+"""The ray backend on a local Ray: the same numbers as serial and local, reproduce on it,
+and PPO (rollouts, warm start, validation) giving the serial weights."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import pytest
 
 pytest.importorskip("ray.util", reason="the ray extra is not installed")  # not "ray": this folder
 import ray
+import torch
 
 from engine.cli import main, reproduce
 from engine.cluster import Cluster
 from engine.compare import compare
+from engine.drl.ppo import PPOConfig, train
+from engine.env.curriculum import Curriculum
 from engine.parallel import Executor
 
 CLUSTER = Cluster(2, 4)
@@ -47,3 +51,19 @@ def test_reproduce_on_ray_prints_the_serial_report(local_ray, monkeypatch, capsy
     assert main([*argv, "--backend", "ray"]) == 0
     assert capsys.readouterr().out == alone
     assert json.loads(alone)["setup"]["seeds"] == 2
+
+
+TINY_TRAINING = PPOConfig(
+    iterations=2, envs=2, steps=24, bc_episodes=2, bc_epochs=1, dagger_rounds=1,
+    dagger_episodes=2, val_episodes=2, eval_every=1, hidden=16,
+    curriculum=Curriculum(cluster_gpus=(8, 16), jobs=(10, 20)),
+)
+
+
+def test_training_on_ray_gives_the_serial_weights(local_ray):
+    with Executor("ray") as on_ray:
+        distributed = train(TINY_TRAINING, executor=on_ray)
+    alone = train(TINY_TRAINING)
+    assert distributed.history[-1]["episodes"] > 0
+    for key, value in alone.model.state_dict().items():
+        assert torch.equal(value, distributed.model.state_dict()[key])
