@@ -82,7 +82,8 @@ def describe_backend(backend: str | None = None, workers: int | None = None) -> 
         if address:
             return f"ray: the cluster at {address} ({RAY_ADDRESS})"
         return f"ray: a local Ray on {workers or cores()} CPUs"
-    return f"local: up to {workers or cores()} worker processes on {cores()} CPUs"
+    count = workers or cores()
+    return f"local: up to {count} worker process{'es' if count != 1 else ''} on {cores()} CPUs"
 
 
 class Executor:
@@ -90,10 +91,14 @@ class Executor:
 
     ``workers`` caps the processes (``local``) or the CPUs of a local Ray (``ray``);
     ``None`` takes every core, and lets ``local`` keep small maps in-process. With
-    ``workers=1``, ``local`` runs in-process too.
+    ``workers=1``, ``local`` runs in-process too, unless ``offload``: then every map of
+    ``local`` goes to its worker processes, however small (a server keeps its own process,
+    and its pages, free of the simulations).
     """
 
-    def __init__(self, backend: str | None = None, workers: int | None = None) -> None:
+    def __init__(
+        self, backend: str | None = None, workers: int | None = None, offload: bool = False
+    ) -> None:
         self.backend = backend or default_backend()
         if self.backend not in BACKENDS:
             raise ValueError(f"unknown backend {self.backend!r}; expected one of "
@@ -101,6 +106,7 @@ class Executor:
         if workers is not None and workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self._asked = workers
+        self.offload = offload
         self._pool: ProcessPoolExecutor | None = None
         self._ray: Any = None
         self._owns_ray = False
@@ -125,9 +131,9 @@ class Executor:
 
     def in_process(self, tasks: int, work: float | None = None) -> bool:
         """Whether a map of ``tasks`` tasks (``work`` simulated jobs in all) runs here."""
-        if self.backend == "serial" or tasks < 2:
+        if self.backend == "serial" or (tasks < 2 and not self.offload):
             return True
-        if self.backend == "ray":
+        if self.backend == "ray" or self.offload:
             return False
         if self.workers < 2:
             return True

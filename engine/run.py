@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from engine.cluster import Cluster
+from engine.errors import USER_ERRORS, describe
 from engine.job import Job
+from engine.parallel import Executor, Progress, borrowed
 from engine.policies import make_policy
 from engine.policies.tuned import TunedPolicy
 from engine.simulator import SimulationResult, simulate
@@ -29,3 +31,34 @@ def run_policy(
     results = [simulate(jobs, cluster, c.policy, seed, **delays) for c in policy.candidates()]
     best, table = policy.sweep([r.summary.avg_jct for r in results])
     return replace(results[best], policy=name, extras={policy.sweep_key: table})
+
+
+def run_pairs(
+    pairs: Sequence[tuple[int, str]],
+    workloads: Mapping[int, Sequence[Job]],
+    cluster: Cluster,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+) -> list[SimulationResult | str]:
+    """Each ``(seed, policy)``'s whole run on ``workloads[seed]`` (policy seed ``seed``),
+    or why it could not run (a user error's message), as one ``executor`` map.
+
+    What the app's Compare needs (every run's jobs and timeline, not just a summary);
+    ``engine.compare.compare`` is the table-only version.
+    """
+    work = sum(len(workloads[seed]) for seed, _ in pairs)
+    with borrowed(executor) as pool:
+        return pool.map(_pair, pairs, shared=(workloads, cluster), work=work,
+                        progress=progress)
+
+
+def _pair(
+    shared: tuple[Mapping[int, Sequence[Job]], Cluster], pair: tuple[int, str]
+) -> SimulationResult | str:
+    """One run of :func:`run_pairs` (an executor task: workers import it by name)."""
+    workloads, cluster = shared
+    seed, name = pair
+    try:
+        return run_policy(name, workloads[seed], cluster, seed)
+    except USER_ERRORS as error:
+        return describe(error)

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine.parallel import describe_backend
-from lab import state, ui
+from lab import runs, state, ui
 
 
 def pages_dir() -> Path:
@@ -38,7 +37,7 @@ def main() -> None:
     refused = state.boot()
     page = st.navigation(pages)
     ui.sidebar(refused)
-    st.sidebar.caption(f"Heavy runs (Compare) go to {describe_backend()}.")
+    st.sidebar.caption(f"Heavy runs (Compare, Home's demo) go to {runs.executor().describe()}.")
     state.mirror_to_url()
     page.run()
 

@@ -19,16 +19,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.cluster import Cluster
 from engine.drl.pretrained import PretrainedPolicy, shipped_policy
 from engine.errors import USER_ERRORS, describe
 from engine.job import MODES, Job
 from engine.modes import mode_candidates, mode_runs
-from engine.parallel import Executor
+from engine.parallel import Executor, cores, default_backend
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.drl import DrlPolicy
 from engine.policies.tuned import TunedPolicy
-from engine.run import run_policy
+from engine.run import run_pairs, run_policy
 from engine.simulator import SimulationResult, simulate
 from engine.workload import generate, to_jobs
 from lab import state
@@ -187,9 +186,8 @@ def compare_runs(
                if (seed, name) not in found and name not in trained()]
     made: list[SimulationResult | str] = []
     if missing:  # an executor may connect somewhere (Ray): only when there is work
-        with Executor() as pool:
-            made = map_runs(missing, {seed: jobs for seed, (_, jobs) in workloads.items()},
-                            state.cluster(), pool, lambda done, _: progress(base + done, total))
+        made = run_pairs(missing, {seed: jobs for seed, (_, jobs) in workloads.items()},
+                         state.cluster(), executor(), lambda done, _: progress(base + done, total))
     for (seed, name), result in zip(missing, made, strict=True):
         found[seed, name] = result
         if isinstance(result, SimulationResult):
@@ -208,35 +206,27 @@ def compare_runs(
     return results, skipped
 
 
-def map_runs(
-    pairs: Sequence[tuple[int, str]],
-    workloads: dict[int, Sequence[Job]],
-    cluster: Cluster,
-    executor: Executor,
-    progress: Callable[[int, int], None] | None = None,
-) -> list[SimulationResult | str]:
-    """Each ``(seed, registry policy)``'s run on ``workloads[seed]``, or why it failed (a
-    user error's message), as one map of ``executor``."""
-    work = sum(len(workloads[seed]) for seed, _ in pairs)
-    return executor.map(_run_task, pairs, shared=(workloads, cluster), work=work,
-                        progress=progress)
-
-
-def _run_task(
-    shared: tuple[dict[int, Sequence[Job]], Cluster], pair: tuple[int, str]
-) -> SimulationResult | str:
-    """One run (an executor task, so importable by name in a worker)."""
-    workloads, cluster = shared
-    seed, name = pair
-    return _attempt(run_policy, name, workloads[seed], cluster, seed)
-
-
 def _attempt(run: Callable[..., SimulationResult], *args: Any) -> SimulationResult | str:
     """``run(*args)``, or a user error's message (the policy is then left out)."""
     try:
         return run(*args)
     except USER_ERRORS as error:
         return describe(error)
+
+
+@st.cache_resource(show_spinner=False)
+def executor() -> Executor:
+    """The server's one executor for heavy runs, shared by every session and started once.
+
+    On this machine: worker processes on every core but one, even for small maps, so the
+    server process (whose one interpreter lock every page's script shares) and a core stay
+    with the pages while a comparison runs; the server-wide line runs one heavy job at a
+    time. With ``RAY_ADDRESS`` set: that Ray cluster.
+    """
+    if default_backend() == "ray":
+        return Executor("ray")
+    return Executor(workers=max(1, cores() - 1), offload=True).start(
+        "engine.run", "engine.compare", "engine.policies.drl")
 
 
 def compare_modes(
@@ -258,7 +248,6 @@ def compare_modes(
         return _stored(key), skipped
     except _NotStored:
         pass
-    with Executor() as pool:
-        table = mode_runs(plan, {seed: jobs for seed, (_, jobs) in workloads.items()},
-                          cluster, executor=pool, progress=progress)
+    table = mode_runs(plan, {seed: jobs for seed, (_, jobs) in workloads.items()},
+                      cluster, executor=executor(), progress=progress)
     return _stored(key, table), skipped

@@ -22,11 +22,11 @@ import streamlit as st
 from engine.cluster import Cluster
 from engine.compare import compare, mean_ci, summarize_comparison
 from engine.job import Job
-from engine.parallel import Executor, Progress
+from engine.parallel import Progress
 from engine.paths import shared_data
 from engine.policies import display_name
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
-from lab import state
+from lab import runs, state
 
 SEEDS = 5
 CLUSTER = Cluster(16, 4)
@@ -118,13 +118,15 @@ class Outcome:
 
 
 def compute(scenario: Scenario, progress: Progress | None = None) -> Outcome:
-    """``drl`` and :data:`RIVALS` on the scenario's workloads, through ``engine.compare``.
+    """``drl`` and :data:`RIVALS` on the scenario's workloads, through ``engine.compare``,
+    on the server's heavy-run executor (``lab.runs.executor``: out of the server process).
 
-    Serial: on a class's two-core server the other core stays with the light pages.
+    The weights are checked here first, so a missing or altered file is named on the page
+    rather than failing in a worker.
     """
-    with Executor("serial") as executor:
-        table = compare(POLICIES, _workloads(scenario), scenario.cluster, executor=executor,
-                        progress=progress)
+    runs.pretrained()
+    table = compare(POLICIES, _workloads(scenario), scenario.cluster,
+                    executor=runs.executor(), progress=progress)
     jct = table.pivot(index="seed", columns="policy", values="avg_jct")
     drl = jct["drl"].to_numpy()
     changes = tuple(Change(r, *mean_ci(drl / jct[r].to_numpy() - 1.0)) for r in RIVALS)

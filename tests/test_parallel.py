@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
@@ -39,6 +40,19 @@ def test_small_work_stays_in_process_unless_a_worker_count_is_given():
     assert not Executor("local", workers=2).in_process(10, work=1)
     assert Executor("local", workers=1).in_process(10, work=10 * PARALLEL_MIN_WORK)
     assert Executor("serial").in_process(10, work=10 * PARALLEL_MIN_WORK)
+
+
+def _pid(shared: None, task: int) -> int:
+    return os.getpid()
+
+
+def test_offload_sends_even_one_small_task_to_a_worker_process():
+    """The app's executor: its own process (the server's) never simulates."""
+    with Executor("local", workers=1, offload=True) as executor:
+        assert not executor.in_process(1, work=1)
+        (pid,) = executor.map(_pid, [0])
+    assert pid != os.getpid()
+    assert "1 worker process on" in executor.describe()
 
 
 def test_completed_yields_every_index_once():

@@ -12,6 +12,7 @@ from engine.cluster import Cluster
 from engine.compare import resolve_workloads
 from engine.parallel import Executor
 from engine.policies import display_name
+from engine.run import run_pairs
 from engine.workload import GeneratorConfig
 from lab import runs
 
@@ -91,7 +92,7 @@ def test_an_unknown_policy_in_the_link_is_reported_and_the_default_kept() -> Non
 
 def test_the_sidebar_says_where_heavy_runs_go() -> None:
     at = open_app("compare")
-    assert any(c.value.startswith("Heavy runs (Compare) go to local: up to ")
+    assert any(c.value.startswith("Heavy runs (Compare, Home's demo) go to local: up to ")
                for c in at.sidebar.caption)
 
 
@@ -104,7 +105,7 @@ def test_a_second_session_gets_the_stored_runs_without_simulating(monkeypatch) -
     def refuse(*_: object) -> None:
         raise AssertionError("simulated again")
 
-    monkeypatch.setattr(runs, "run_policy", refuse)
+    monkeypatch.setattr(runs, "run_pairs", refuse)
     second = open_app("compare", seed=7)
     second.multiselect(key="cmp_policies").set_value(FEW[:2])
     second.button(key="cmp_run").click().run()
@@ -116,10 +117,10 @@ def test_worker_processes_give_the_runs_in_process_gives() -> None:
     cluster = Cluster(2, 4)
     workloads = dict(resolve_workloads([0, 1], cluster, GeneratorConfig(jobs=30, load=1.2)))
     pairs = [(seed, name) for seed in workloads for name in FEW]
-    serial = runs.map_runs(pairs, workloads, cluster, Executor("serial"))
-    with Executor("local", workers=2) as pool:
+    serial = run_pairs(pairs, workloads, cluster, Executor("serial"))
+    with Executor("local", workers=1, offload=True) as pool:  # as the server's executor
         assert not pool.in_process(len(pairs))
-        spread = runs.map_runs(pairs, workloads, cluster, pool)
+        spread = run_pairs(pairs, workloads, cluster, pool)
     for one, other in zip(serial, spread, strict=True):
         assert one.summary == other.summary
         pd.testing.assert_frame_equal(one.jobs, other.jobs)
