@@ -1,6 +1,8 @@
 """A class of N on one server, timed at the server: p50/p95 of every page and demo.
 
-Run ``python bench/bench_classroom_server.py [STUDENTS] [COMPARING]`` (default 30 and 5).
+Run ``python bench/bench_classroom_server.py [STUDENTS] [COMPARING] [THINK]`` (default 30,
+5 and 2 s: a student reads a page for THINK seconds before opening the next; 0 makes it a
+stress test of the server, every student clicking without pause).
 The students are :class:`streamlit_client.ProtocolSession` s, not browsers, so the
 server keeps the machine's cores (30 Chromium tabs on a 2-core machine would take them;
 ``bench_classroom.py`` runs real browsers). In turn, all at once:
@@ -9,9 +11,12 @@ server keeps the machine's cores (30 Chromium tabs on a 2-core machine would tak
    scenarios; the rest wait for it or share it);
 2. every student opens Home again, then runs Home's demo on their workload (when Home
    draws a "Run the demo" button);
-3. COMPARING students press Run comparison on Compare (5 policies x 3 seeds; heavy runs
-   wait in the server's line) while every other student keeps opening Workload, Home
-   and About until the comparisons end: the pages' times under that load.
+3. every student but COMPARING keeps opening Workload, Home and About (THINK seconds
+   apart) for 10 s: the pages' times with nothing heavy running;
+4. COMPARING students press All policies and Run comparison on Compare (every policy x 3
+   seeds, each student on a seed of their own, so each computes; heavy runs wait in the
+   server's line) while the others
+   browse the same way until the comparisons end: the pages' times under that load.
 
 Targets (issue 14): Home and the demo under 1 s for every session once computed; pages
 under 3 s while comparisons run.
@@ -56,7 +61,26 @@ async def together(sessions: list[ProtocolSession],
     return list(await asyncio.gather(*(act(s) for s in sessions)))
 
 
-async def classroom(url: str, students: int, comparing: int) -> list[str]:
+async def browsing(sessions: list[ProtocolSession], think: float, seconds: float | None,
+                   done: asyncio.Event | None = None) -> list[float]:
+    """Every session opens BROWSING's pages in turn, ``think`` seconds apart, for
+    ``seconds`` (or until ``done``); the times of every page opened."""
+    times: list[float] = []
+    end = None if seconds is None else asyncio.get_running_loop().time() + seconds
+
+    async def browse(session: ProtocolSession, offset: int) -> None:
+        turn = offset
+        while not (done is not None and done.is_set()) and (
+                end is None or asyncio.get_running_loop().time() < end):
+            times.append(await session.open(BROWSING[turn % len(BROWSING)]))
+            turn += 1
+            await asyncio.sleep(think)
+
+    await asyncio.gather(*(browse(s, i) for i, s in enumerate(sessions)))
+    return times
+
+
+async def classroom(url: str, students: int, comparing: int, think: float) -> list[str]:
     """Run the three steps; returns the errors any page showed."""
     sessions = [ProtocolSession(url) for _ in range(students)]
     for session in sessions:
@@ -69,40 +93,37 @@ async def classroom(url: str, students: int, comparing: int) -> list[str]:
                    1.0)
         else:
             report("Home demo (no Run the demo button)", [])
-        heavy, light = sessions[:comparing], sessions[comparing:]
-        await together(heavy, lambda s: s.open("compare"))
+        light = sessions[comparing:]
+        report("pages, nothing heavy running", await browsing(light, think, 10.0), 3.0)
+        # the comparing students, each on a seed of their own so that each one computes
+        heavy = [ProtocolSession(url, f"seed={10 * k}") for k in range(1, comparing + 1)]
+        for session in heavy:
+            await session.__aenter__()
+            await session.open("compare")
+            await session.click("All policies")  # the issue's case: a 12-policy sweep
+        sessions += heavy  # all closed below; the ones they stand for stay idle
         done = asyncio.Event()
-        pages: list[float] = []
-
-        async def compare(session: ProtocolSession) -> float:
-            return await session.click("Run comparison")
-
-        async def browse(session: ProtocolSession) -> None:
-            turn = 0
-            while not done.is_set():
-                pages.append(await session.open(BROWSING[turn % len(BROWSING)]))
-                turn += 1
-
-        browsing = [asyncio.create_task(browse(s)) for s in light]
-        comparisons = await together(heavy, compare)
+        browsers = asyncio.ensure_future(browsing(light, think, None, done))
+        comparisons = await together(heavy, lambda s: s.click("Run comparison"))
         done.set()
-        await asyncio.gather(*browsing)
         report(f"Compare ({comparing} at once, line)", comparisons)
-        report("pages while they compare", pages, 3.0)
+        report("pages while they compare", await browsers, 3.0)
     finally:
         for session in sessions:
             await session.__aexit__()
     return [error for s in sessions for error in s.errors]
 
 
-def main(students: int, comparing: int) -> None:
-    print(f"{students} sessions at the server ({comparing} also running Compare), "
-          "times from request to the end of the server's script run:")
+def main(students: int, comparing: int, think: float) -> None:
+    print(f"{students} sessions at the server ({comparing} also running Compare, "
+          f"{think:g} s between pages), times from request to the end of the server's "
+          "script run:")
     with harness.serve() as url:
-        errors = asyncio.run(classroom(url, students, comparing))
+        errors = asyncio.run(classroom(url, students, comparing, think))
     print(f"  errors shown by the app: {len(errors)}" + "".join(f"\n    {e}" for e in errors[:5]))
 
 
 if __name__ == "__main__":
-    args = [int(a) for a in sys.argv[1:3]]
-    main(*(args + [30, 5][len(args):]))
+    given = [float(a) for a in sys.argv[1:4]]
+    students, comparing, think = given + [30, 5, 2.0][len(given):]
+    main(int(students), int(comparing), think)
