@@ -21,10 +21,9 @@ from engine.parallel import Executor, Progress, borrowed
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.threshold_optimal import ThresholdOptimal
 from engine.policies.tuned import TunedPolicy
-from engine.run import run_policy
-from engine.simulator import SimulationResult, Summary, simulate
+from engine.simulator import SimulationResult, Summary, make_simulator, simulate
 from engine.speedup import Linear
-from engine.workload import GeneratorConfig, generate, to_jobs
+from engine.workload import GeneratorConfig, Workload, generate, to_jobs
 
 METRICS: tuple[str, ...] = (
     "avg_jct",
@@ -50,7 +49,12 @@ def runnable_policies(cluster: Cluster) -> tuple[list[str], dict[str, str]]:
     skipped: dict[str, str] = {}
     for name in POLICIES:
         try:
-            run_policy(name, probe, cluster)
+            policy = make_policy(name)
+            if isinstance(policy, TunedPolicy):  # its candidates share what it needs
+                policy = policy.candidates()[0].policy
+            simulator = make_simulator(probe, cluster, policy)
+            while simulator.step():  # the run, without building a result nobody reads
+                pass
         except Exception as error:  # any failure: report it rather than compare without it
             skipped[name] = f"{type(error).__name__}: {error}"
         else:
@@ -267,15 +271,44 @@ def resolve_workloads(
     workloads_or_seeds: Mapping[int, Sequence[Job]] | Sequence[int],
     cluster: Cluster,
     config: GeneratorConfig | None = None,
+    executor: Executor | None = None,
 ) -> Mapping[int, Sequence[Job]]:
-    """Seed -> jobs: ``workloads_or_seeds`` itself, or its seeds generated with ``config``."""
-    if isinstance(workloads_or_seeds, Mapping):
-        return workloads_or_seeds
-    base = GeneratorConfig() if config is None else config
-    return {
-        seed: to_jobs(generate(replace(base, seed=seed), cluster), cluster)
-        for seed in workloads_or_seeds
-    }
+    """Seed -> jobs: ``workloads_or_seeds`` itself, or its seeds generated with ``config``
+    (one ``executor`` task per seed; default: here)."""
+    (resolved,) = resolve_all([(workloads_or_seeds, cluster, config)], executor)
+    return resolved
+
+
+Workloads = tuple[Mapping[int, Sequence[Job]] | Sequence[int], Cluster, GeneratorConfig | None]
+"""What :func:`resolve_workloads` takes: jobs per seed, or seeds to generate, on a cluster."""
+
+
+def resolve_all(
+    requests: Sequence[Workloads], executor: Executor | None = None
+) -> list[Mapping[int, Sequence[Job]]]:
+    """:func:`resolve_workloads` for each request, every workload to generate one task of a
+    single ``executor`` map (default: here), so generating runs on the workers too."""
+    tasks = [(i, seed) for i, (given, _, _) in enumerate(requests)
+             if not isinstance(given, Mapping) for seed in given]
+    shared = [(cluster, GeneratorConfig() if config is None else config)
+              for _, cluster, config in requests]
+    work = sum(shared[i][1].jobs for i, _ in tasks)
+    with borrowed(executor, "serial") as pool:
+        made = dict(zip(tasks, pool.map(_generated, tasks, shared=shared, work=work),
+                        strict=True))
+    # jobs are built here: every workload's jobs then share one speedup model object per
+    # model (and its memo of run times), as they would have if generated here
+    return [given if isinstance(given, Mapping) else
+            {seed: to_jobs(made[i, seed], requests[i][1]) for seed in given}
+            for i, (given, _, _) in enumerate(requests)]
+
+
+def _generated(
+    shared: Sequence[tuple[Cluster, GeneratorConfig]], task: tuple[int, int]
+) -> Workload:
+    """One generated workload (an executor task)."""
+    cluster, config = shared[task[0]]
+    return generate(replace(config, seed=task[1]), cluster)
 
 
 def _policy(run: _Run) -> Policy:

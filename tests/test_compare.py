@@ -20,11 +20,12 @@ from engine.compare import (
     compare_all,
     held_out_threshold,
     held_out_tuning,
+    resolve_all,
     results_table,
-    run_policy,
     summarize_comparison,
 )
 from engine.parallel import Executor
+from engine.run import run_policy
 from engine.workload import GeneratorConfig
 
 CLUSTER = Cluster(2, 2)
@@ -134,6 +135,18 @@ def test_seeds_are_generated():
     table = compare(["knee"], [3, 4], Cluster(2, 4), config=GeneratorConfig(jobs=15))
     assert table["seed"].tolist() == [3, 4]
     assert table["avg_jct"].nunique() == 2
+
+
+def test_workloads_generated_on_workers_are_the_ones_generated_here():
+    requests = [([3, 4], Cluster(2, 4), GeneratorConfig(jobs=15)), (WORKLOADS, CLUSTER, None)]
+    here = resolve_all(requests)
+    with Executor("local", workers=2) as executor:
+        there = resolve_all(requests, executor.start())
+    assert there[1] is WORKLOADS  # given jobs are passed through
+    for seed in (3, 4):
+        assert [j.runtime_1gpu for j in there[0][seed]] == [j.runtime_1gpu for j in here[0][seed]]
+        assert compare(["knee"], {seed: there[0][seed]}, Cluster(2, 4)).equals(
+            compare(["knee"], {seed: here[0][seed]}, Cluster(2, 4)))
 
 
 def test_worker_processes_give_the_same_rows():

@@ -28,7 +28,7 @@ from engine.compare import (
     HELD_OUT,
     Comparison,
     compare_all,
-    resolve_workloads,
+    resolve_all,
     runnable_policies,
     summarize_comparison,
     with_held_out_threshold,
@@ -118,7 +118,9 @@ def evaluate(cell_list: list[Cell], executor: Executor | None = None) -> dict[st
         skipped_anywhere.update(skipped)
         if TARGET not in names or REFERENCE not in names:
             raise ValueError(f"cannot run {TARGET} and {REFERENCE}: {skipped}")
-        workloads = resolve_workloads(cell.workloads, cell.cluster, cell.config)
+    resolved = resolve_all([(c.workloads, c.cluster, c.config) for c in cell_list], executor)
+    for cell, workloads in zip(cell_list, resolved, strict=True):
+        names, _ = runnable[cell.cluster]
         comparisons.append(Comparison(tuple(names), workloads, cell.cluster))
     results = []
     for cell, table in zip(cell_list, compare_all(comparisons, executor), strict=True):

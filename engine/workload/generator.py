@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -67,6 +67,13 @@ class GeneratorConfig:
     max_request: int = 16
     """Largest request a user makes (also capped by the cluster)."""
 
+    def __reduce__(self) -> tuple:
+        """Pickle it (executors ship configs to their workers) although the default mix is
+        a read-only mapping, which pickle cannot copy."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["model_mix"] = dict(self.model_mix)
+        return _unpickled_config, (state, isinstance(self.model_mix, MappingProxyType))
+
     def __post_init__(self) -> None:
         wrong = []
         if self.jobs < 1:
@@ -100,6 +107,12 @@ class GeneratorConfig:
             wrong.append(f"max_request must be at least 1, got {self.max_request}")
         if wrong:
             raise ValueError("; ".join(wrong))
+
+
+def _unpickled_config(state: dict, read_only_mix: bool) -> GeneratorConfig:
+    if read_only_mix:
+        state["model_mix"] = MappingProxyType(state["model_mix"])
+    return GeneratorConfig(**state)
 
 
 def generate(config: GeneratorConfig, cluster: Cluster) -> Workload:

@@ -161,3 +161,16 @@ def test_job_count_is_capped() -> None:
         match=r"jobs must be at most 1,000,000 \(the generator's limit\), got 10,000,000",
     ):
         GeneratorConfig(jobs=10_000_000)
+
+
+def test_a_config_pickles_with_its_read_only_default_mix():
+    """Executors ship configs to their workers."""
+    import pickle
+    from types import MappingProxyType
+
+    default = GeneratorConfig(load=0.7)
+    copy = pickle.loads(pickle.dumps(default))
+    assert copy == default and repr(copy) == repr(default)
+    assert isinstance(copy.model_mix, MappingProxyType)
+    mixed = GeneratorConfig(model_mix={"bert": 2.0})
+    assert pickle.loads(pickle.dumps(mixed)) == mixed
