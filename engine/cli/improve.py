@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, executor: Executor) -> int:
+    # the workers start before the weights load torch, so they are forked (a fraction of
+    # a second), not spawned (a second or more each, re-importing the engine)
+    executor.start()
     start = load_pretrained(args.weights)
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
                      passes=args.passes, epochs=args.epochs, learning_rate=args.lr,
