@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine.drl.ppo import PPOConfig
+from engine.drl.ppo_config import PPOConfig
 from engine.env.curriculum import Curriculum
 from engine.parallel import describe_backend
 from engine.speedup import MEASURED_MODELS

@@ -5,7 +5,7 @@ searches, behaviour cloning's episodes) is a list of tasks that share nothing bu
 inputs, so one mapper serves them all:
 
 * ``serial``: in this process, in order (tests, tiny jobs);
-* ``local`` (the default): a pool of spawned worker processes, one per core, started on
+* ``local`` (the default): a pool of worker processes, one per core, started on
   the first map that is worth it and reused for the executor's later maps; a map too
   small to repay starting workers (``PARALLEL_MIN_WORK``) runs in-process instead;
 * ``ray``: Ray tasks, on the cluster at ``RAY_ADDRESS`` when it is set, else on a
@@ -195,8 +195,10 @@ class Executor:
         """Each chunk's task indices and results, as chunks finish."""
         if self.backend == "ray":
             ray = self._ray
-            remote = ray.remote(_run_chunk)
-            shared_ref = ray.put(shared)
+            remote = ray.remote(_run_ray_chunk)
+            # in a list, so that Ray hands the worker the reference, not a fresh copy of
+            # the inputs for every chunk (see _run_ray_chunk)
+            shared_ref = [ray.put(shared)]
             pending = {remote.remote(fn, shared_ref, [tasks[i] for i in chunk]): chunk
                        for chunk in chunks}
             while pending:
@@ -284,7 +286,8 @@ def _run_chunk(fn: Task, shared: Any, tasks: list[Any]) -> list[Any]:
 _SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None
 """Where a map's shared inputs are written: memory on Linux, the temporary folder elsewhere."""
 _shared_cache: tuple[str, Any] | None = None
-"""A local worker's last map: the file of its shared inputs, and those inputs."""
+"""A worker's last map: the file (local) or object id (Ray) of its shared inputs, and
+those inputs."""
 
 
 def _run_local_chunk(fn: Task, path: str, tasks: list[Any]) -> list[Any]:
@@ -295,6 +298,23 @@ def _run_local_chunk(fn: Task, path: str, tasks: list[Any]) -> list[Any]:
     if _shared_cache is None or _shared_cache[0] != path:
         with open(path, "rb") as file:
             _shared_cache = (path, pickle.load(file))
+    return _run_chunk(fn, _shared_cache[1], tasks)
+
+
+def _run_ray_chunk(fn: Task, shared_ref: list[Any], tasks: list[Any]) -> list[Any]:
+    """Run a chunk in a Ray worker, fetching the map's shared inputs once per worker.
+
+    Ray would resolve a reference passed as an argument afresh for every task: a new copy
+    of the inputs per chunk costs their unpickling, and the simulator's caches, keyed by
+    the workloads' objects, would start cold each time (which made a two-node run slower
+    than one process).
+    """
+    import ray
+
+    global _shared_cache
+    (ref,) = shared_ref
+    if _shared_cache is None or _shared_cache[0] != ref.hex():
+        _shared_cache = (ref.hex(), ray.get(ref))
     return _run_chunk(fn, _shared_cache[1], tasks)
 
 

@@ -27,13 +27,13 @@ from typing import Any
 import torch
 
 from engine.drl.ppo import (
-    PPOConfig,
     TrainResult,
     WarmStart,
     greedy_score,
     train,
     validation_workloads,
 )
+from engine.drl.ppo_config import PPOConfig
 from engine.parallel import Executor
 from lab.line import Line
 

@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, executor: Executor) -> int:
-    # the workers start before the weights load torch, so they are forked (a fraction of
-    # a second), not spawned (a second or more each, re-importing the engine)
+    # the workers start before the progress bar's thread, so they are forked (a fraction
+    # of a second), not spawned (a second or more each, re-importing the engine)
     executor.start()
     start = load_pretrained(args.weights)
     config = replace(ImproveConfig(), rounds=args.rounds, episodes=args.episodes,
@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace, executor: Executor) -> int:
                 bar.set_postfix(val=f"{row['val_score']:.4f}")
             bar.refresh()
 
-        result = improve(start.state_dict, int(start.card["hidden"]), config, progress, executor)
+        result = improve(start.weights, int(start.card["hidden"]), config, progress, executor)
     print(f"expert iteration: validation avg JCT / {REFERENCE} {result.start_score:.4f} -> "
           f"{result.best_score:.4f} in {result.seconds:.0f} s; curve {out / 'improve_curve.csv'}")
     if args.export:

@@ -14,16 +14,19 @@ import math
 import os
 import platform
 from dataclasses import asdict, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
 from engine.cli.common import add_executor_options, executor_from, positive_int
-from engine.drl.checkpoint import load_checkpoint
-from engine.drl.ppo import PPOConfig, TrainResult, WarmStart, config_from_dict, train
+from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
+from engine.parallel import Executor
 from engine.paths import pretrained_dir
+
+if TYPE_CHECKING:
+    from engine.drl.ppo import TrainResult, WarmStart
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +58,17 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with executor_from(args) as executor:
+        # the workers first, before torch and the progress bar's thread: then they are
+        # forked (a fraction of a second), not spawned (a second or more each)
+        executor.start()
+        return _run(args, executor)
+
+
+def _run(args: argparse.Namespace, executor: Executor) -> int:
+    from engine.drl.checkpoint import load_checkpoint  # torch: after the workers started
+    from engine.drl.ppo import train
+
     # a resumed run keeps its own hyper-parameters; only the iteration budget may change
     base = config_from_dict(load_checkpoint(args.resume).config) if args.resume else None
     config = replace(base, iterations=args.iterations) if base else replace(
@@ -87,9 +101,8 @@ def run(args: argparse.Namespace) -> int:
             bar.set_postfix({k: f"{v:.3g}" for k, v in postfix.items() if not math.isnan(v)})
             bar.refresh()
 
-        with executor_from(args) as executor:
-            result = train(config, progress=progress, out=args.out, resume=args.resume,
-                           executor=executor, warm_progress=warm_progress)
+        result = train(config, progress=progress, out=args.out, resume=args.resume,
+                       executor=executor, warm_progress=warm_progress)
     print(
         f"trained {result.iterations} iterations in {result.seconds:.0f} s; best validation "
         f"avg JCT / ideal {result.best_score:.3f} (teacher {result.teacher_score:.3f}); "

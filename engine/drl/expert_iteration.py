@@ -15,6 +15,7 @@ rounds'; the weights kept are those with the best validation score (training see
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ import numpy as np
 from engine.cluster import Cluster
 from engine.drl.bc import Demonstrations, clone, merge, play_episode
 from engine.drl.shift_search import ShiftedPolicy, local_search
+from engine.drl.torch_import import import_in_background
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
@@ -149,7 +151,7 @@ def search_episode(
 
 
 def improve(
-    state: Mapping[str, torch.Tensor],
+    state: Mapping[str, Any],
     hidden: int,
     config: ImproveConfig = ImproveConfig(),
     progress: Progress | None = None,
@@ -157,7 +159,8 @@ def improve(
 ) -> ImproveResult:
     """Run ``config.rounds`` of search-then-clone from ``state``; the best weights found.
 
-    The searches and the validation runs go to ``executor`` (default: ``config.workers``
+    ``state`` holds the weights as numpy arrays or torch tensors (the same values). The
+    searches and the validation runs go to ``executor`` (default: ``config.workers``
     local processes, started once for every round); cloning runs here.
     """
     with borrowed(executor, "local", config.workers) as pool:
@@ -165,23 +168,19 @@ def improve(
 
 
 def _improve(
-    state: Mapping[str, torch.Tensor],
+    state: Mapping[str, Any],
     hidden: int,
     config: ImproveConfig,
     progress: Progress | None,
     executor: Executor,
 ) -> ImproveResult:
-    import torch  # here: the searches (what workers run) need no torch
-
-    from engine.drl.network import ActorCritic, copy_state
-
     started = time.perf_counter()
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.seed)
-    model = ActorCritic(hidden)
-    model.load_state_dict(state)
+    # the workers first, then torch on a thread: it loads while they validate and search,
+    # which need only numpy weights; the first cloning epoch waits for it
+    executor.start()
+    torch_loading = import_in_background() if "torch" not in sys.modules else None
     check = validation(config, executor)
-    best_state = copy_state(model)
+    best_state = _numpy(state)
     best_score = start_score = check.score(best_state, executor)
     history: list[dict[str, Any]] = []
 
@@ -194,24 +193,48 @@ def _improve(
 
     emit(phase="start", val_score=start_score)
     searched: list[tuple[Demonstrations, float]] = []
+    model = None
     for round_ in range(1, config.rounds + 1):
         seeds = [(config.seed, round_, episode) for episode in range(config.episodes)]
         found = search_all(best_state, config, seeds, partial(_searched, emit, round_), executor)
         searched += found
         data = merge(*(episode for episode, _ in searched))
         headroom = float(np.mean([h for _, h in found]))
-        model.load_state_dict(best_state)
+        if model is None:
+            if torch_loading is not None:
+                torch_loading.join()
+            model = _student(hidden, config)
+        model.load_state_dict(_tensors(best_state))
         for epoch in range(1, config.epochs + 1):
             policy_loss, value_loss = clone(model, data, 1, config.learning_rate,
                                             seed=config.seed + 1_000 * round_ + epoch)
-            score = check.score(model.state_dict(), executor)
+            weights = _numpy(model.state_dict())
+            score = check.score(weights, executor)
             if score < best_score:
-                best_state, best_score = copy_state(model), score
+                best_state, best_score = {k: v.copy() for k, v in weights.items()}, score
             emit(round=round_, epoch=epoch, phase="clone", samples=len(data[2]),
                  headroom=headroom, policy_loss=policy_loss, value_loss=value_loss,
                  val_score=score)
-    return ImproveResult(best_state, best_score, start_score, tuple(history),
+    return ImproveResult(_tensors(best_state), best_score, start_score, tuple(history),
                          time.perf_counter() - started)
+
+
+def _student(hidden: int, config: ImproveConfig) -> torch.nn.Module:
+    """The network cloning trains (torch, seeded and threaded as configured)."""
+    import torch  # here: the searches (what workers run) need no torch
+
+    from engine.drl.network import ActorCritic
+
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    return ActorCritic(hidden)
+
+
+def _tensors(weights: Mapping[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    """Numpy weights as torch tensors of their own (what cloning and exports take)."""
+    import torch
+
+    return {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in weights.items()}
 
 
 def _searched(emit: Callable[..., None], round_: int, episodes: int, headroom: float) -> None:

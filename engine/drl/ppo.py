@@ -9,16 +9,19 @@ episodes. Learning (log-probabilities, values, GAE, the gradient steps) stays he
 Training starts from a behaviour-cloned copy of the heuristic teacher
 (:mod:`engine.drl.bc`) unless ``bc_episodes`` is 0, and keeps the weights that score
 best on a fixed validation set of curriculum workloads (training seeds, never the
-evaluation seeds). Same config and seed, same run, on every backend.
+evaluation seeds). Same config and seed, same run, on every backend. The
+hyper-parameters (:class:`~engine.drl.ppo_config.PPOConfig`) sit in their own module,
+so the command line and the app read them without importing torch.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +34,9 @@ from engine.drl.actor import NumpyActor
 from engine.drl.bc import clone, collect_demonstrations, merge
 from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from engine.drl.network import ActorCritic, copy_state
+from engine.drl.ppo_config import PPOConfig
 from engine.drl.rollout import Lane, greedy_return, roll
-from engine.env.curriculum import Curriculum
+from engine.drl.torch_import import import_in_background
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
 from engine.parallel import Executor
@@ -69,38 +73,6 @@ class WarmStart:
 
 
 @dataclass(frozen=True)
-class PPOConfig:
-    """Hyper-parameters of one training run."""
-
-    seed: int = 0  # seeds torch, the environments and the workload draws
-    iterations: int = 300  # PPO iterations (each = envs x steps environment steps)
-    envs: int = 8  # environments, one rollout task each per iteration
-    steps: int = 256  # steps per environment per iteration
-    learning_rate: float = 3e-4  # Adam step size for PPO (small: it fine-tunes a clone)
-    anneal_lr: bool = True  # decay the PPO learning rate linearly to 0
-    gamma: float = 0.999  # discount; the objective is the undiscounted sum (total JCT)
-    gae_lambda: float = 0.95  # GAE bias/variance trade-off
-    minibatches: int = 4  # minibatches per update epoch
-    update_epochs: int = 4  # passes over each rollout
-    clip_coef: float = 0.2  # PPO ratio clipping
-    ent_coef: float = 0.01  # entropy bonus (keeps exploring beyond the teacher)
-    vf_coef: float = 0.5  # value-loss weight
-    max_grad_norm: float = 0.5  # gradient clipping
-    target_kl: float = 0.03  # stop an update early past this approx KL
-    hidden: int = 64  # width of the shared per-job MLP
-    bc_episodes: int = 200  # teacher episodes for the warm start (0: PPO from scratch)
-    bc_epochs: int = 20  # behaviour-cloning passes over the demonstrations
-    bc_lr: float = 1e-3  # behaviour-cloning step size
-    dagger_rounds: int = 2  # DAgger rounds after plain cloning (student acts, teacher labels)
-    dagger_episodes: int = 60  # episodes per DAgger round
-    val_episodes: int = 24  # validation workloads (curriculum, training seeds)
-    eval_every: int = 5  # validate (and maybe keep as best) every this many iterations
-    checkpoint_every: int = 5  # write the checkpoint every this many iterations
-    threads: int = 1  # torch intra-op threads
-    curriculum: Curriculum = field(default_factory=Curriculum)  # workload distribution
-
-
-@dataclass(frozen=True)
 class TrainResult:
     """What a run produced: final and best weights, the learning curve, where it stopped."""
 
@@ -115,19 +87,6 @@ class TrainResult:
     """Training time, including the runs this one resumed."""
     stopped: bool
     checkpoint: Path | None
-
-
-RETIRED = frozenset({"expert", "max_runtimes"})
-"""Settings older checkpoints stored that no longer exist; they only ever held the
-defaults the code now has built in, so resuming such a checkpoint ignores them."""
-
-
-def config_from_dict(data: Mapping[str, Any]) -> PPOConfig:
-    """Rebuild the config a checkpoint stored with ``asdict``."""
-    fields = {k: v for k, v in data.items() if k not in RETIRED}
-    curriculum = Curriculum(**{k: tuple(v) if isinstance(v, list) else v
-                               for k, v in fields.pop("curriculum").items() if k not in RETIRED})
-    return PPOConfig(**fields, curriculum=curriculum)
 
 
 def validation_workloads(config: PPOConfig) -> list[tuple[list[Job], Cluster]]:
@@ -185,9 +144,13 @@ def train(
     torch.manual_seed(config.seed)
     out_dir = Path(out) if out is not None else None
     model = ActorCritic(config.hidden)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
+    # the optimizer's compiler hooks take over a second to import: they load while the
+    # teacher plays the validation workloads
+    if "torch._dynamo" not in sys.modules:
+        import_in_background(("torch._dynamo",))
     validation = validation_workloads(config)
     teacher_score = greedy_score(None, validation, executor)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
 
     def validate() -> float:
         return greedy_score(NumpyActor(model.state_dict()), validation, executor)

@@ -4,7 +4,7 @@ The card records the observation/action spec the weights were trained for, the
 hyper-parameters, the training workloads and time, the evaluation table and the sha256
 of each weights file. The weights come twice, with the same float32 values: a numpy
 archive (``.npz``) that inference loads without torch, so ``drl`` starts in well under a
-second, and torch's ``state_dict`` (``.pt``) that training and fine-tuning start from.
+second, and torch's ``state_dict`` (``.pt``) for code that loads weights in torch.
 Loading checks all of it, so a missing, corrupt, tampered-with or outdated file fails
 with a :class:`PretrainedError` naming the file and the problem rather than with a
 scheduler that silently misbehaves.
@@ -52,6 +52,8 @@ class PretrainedPolicy:
     actor: NumpyActor
     card: dict[str, Any]
     directory: Path
+    weights: dict[str, np.ndarray]
+    """The numpy archive's arrays: what fine-tuning starts from without waiting for torch."""
 
     @property
     def state_dict(self) -> dict[str, torch.Tensor]:
@@ -125,7 +127,7 @@ def load_pretrained(directory: str | os.PathLike | None = None) -> PretrainedPol
     except (OSError, ValueError, zipfile.BadZipFile) as error:
         raise PretrainedError(f"{arrays}: not a numpy weights archive ({error})") from None
     _check_shapes(arrays, state, int(card["hidden"]))
-    return PretrainedPolicy(NumpyActor(state), card, directory)
+    return PretrainedPolicy(NumpyActor(state), card, directory, state)
 
 
 def load_state_dict(directory: str | os.PathLike | None = None) -> dict[str, torch.Tensor]:

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from apptest_helpers import open_app, texts
 
-from engine.drl.ppo import PPOConfig
+from engine.drl.ppo_config import PPOConfig
 
 TINY = {"tr_iterations": 1, "tr_envs": 1, "tr_steps": 16, "tr_bc": 1, "tr_val": 1}
 

@@ -52,6 +52,7 @@ def test_search_labels_are_the_improved_schedule(shipped):
 
 
 def test_improve_keeps_the_best_weights_and_is_reproducible(shipped):
+    """Twice, from torch's tensors and from the numpy archive: the same run."""
     rows = []
     result = improve(shipped.state_dict, int(shipped.card["hidden"]), TINY, rows.append)
     assert result.best_score <= result.start_score
@@ -59,7 +60,7 @@ def test_improve_keeps_the_best_weights_and_is_reproducible(shipped):
     assert [(r["round"], r["epoch"]) for r in clones] == [(1, 1), (2, 1)]
     assert clones[1]["samples"] > clones[0]["samples"]  # round 2 adds to round 1's labels
     assert [r["samples"] for r in rows if r["phase"] == "search"] == [1, 2, 1, 2]
-    again = improve(shipped.state_dict, int(shipped.card["hidden"]), TINY)
+    again = improve(shipped.weights, int(shipped.card["hidden"]), TINY)
     assert again.best_score == result.best_score
     for key, value in result.best_state.items():
         assert np.array_equal(value.numpy(), again.best_state[key].numpy())

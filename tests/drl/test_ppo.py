@@ -16,7 +16,8 @@ from engine.cluster import Cluster
 from engine.drl.bc import EPISODES_PER_POLL, clone, collect_demonstrations
 from engine.drl.checkpoint import load_checkpoint
 from engine.drl.network import ActorCritic
-from engine.drl.ppo import PPOConfig, TrainResult, WarmStart, config_from_dict, train
+from engine.drl.ppo import TrainResult, WarmStart, train
+from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.env.curriculum import Curriculum
 from engine.parallel import Executor
 from engine.policies.drl import DrlPolicy

@@ -10,7 +10,8 @@ from torch.distributions import Categorical
 
 from engine.drl.actor import NumpyActor
 from engine.drl.network import ActorCritic
-from engine.drl.ppo import PPOConfig, start_lanes
+from engine.drl.ppo import start_lanes
+from engine.drl.ppo_config import PPOConfig
 from engine.drl.pretrained import shipped_policy
 from engine.drl.rollout import roll
 from engine.env.curriculum import Curriculum

@@ -14,7 +14,8 @@ import torch
 from engine.cli import main, reproduce
 from engine.cluster import Cluster
 from engine.compare import compare
-from engine.drl.ppo import PPOConfig, train
+from engine.drl.ppo import train
+from engine.drl.ppo_config import PPOConfig
 from engine.env.curriculum import Curriculum
 from engine.parallel import Executor
 

@@ -1,0 +1,59 @@
+"""PPO's hyper-parameters, apart from :mod:`engine.drl.ppo` so they load without torch.
+
+The command line and the Train page read the defaults to build their controls, and
+``train`` starts its worker processes before torch is imported (forked, not spawned,
+they skip re-importing the engine): neither may wait two seconds for torch first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.env.curriculum import Curriculum
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Hyper-parameters of one training run."""
+
+    seed: int = 0  # seeds torch, the environments and the workload draws
+    iterations: int = 300  # PPO iterations (each = envs x steps environment steps)
+    envs: int = 8  # environments, one rollout task each per iteration
+    steps: int = 256  # steps per environment per iteration
+    learning_rate: float = 3e-4  # Adam step size for PPO (small: it fine-tunes a clone)
+    anneal_lr: bool = True  # decay the PPO learning rate linearly to 0
+    gamma: float = 0.999  # discount; the objective is the undiscounted sum (total JCT)
+    gae_lambda: float = 0.95  # GAE bias/variance trade-off
+    minibatches: int = 4  # minibatches per update epoch
+    update_epochs: int = 4  # passes over each rollout
+    clip_coef: float = 0.2  # PPO ratio clipping
+    ent_coef: float = 0.01  # entropy bonus (keeps exploring beyond the teacher)
+    vf_coef: float = 0.5  # value-loss weight
+    max_grad_norm: float = 0.5  # gradient clipping
+    target_kl: float = 0.03  # stop an update early past this approx KL
+    hidden: int = 64  # width of the shared per-job MLP
+    bc_episodes: int = 200  # teacher episodes for the warm start (0: PPO from scratch)
+    bc_epochs: int = 20  # behaviour-cloning passes over the demonstrations
+    bc_lr: float = 1e-3  # behaviour-cloning step size
+    dagger_rounds: int = 2  # DAgger rounds after plain cloning (student acts, teacher labels)
+    dagger_episodes: int = 60  # episodes per DAgger round
+    val_episodes: int = 24  # validation workloads (curriculum, training seeds)
+    eval_every: int = 5  # validate (and maybe keep as best) every this many iterations
+    checkpoint_every: int = 5  # write the checkpoint every this many iterations
+    threads: int = 1  # torch intra-op threads
+    curriculum: Curriculum = field(default_factory=Curriculum)  # workload distribution
+
+
+RETIRED = frozenset({"expert", "max_runtimes"})
+"""Settings older checkpoints stored that no longer exist; they only ever held the
+defaults the code now has built in, so resuming such a checkpoint ignores them."""
+
+
+def config_from_dict(data: Mapping[str, Any]) -> PPOConfig:
+    """Rebuild the config a checkpoint stored with ``asdict``."""
+    fields = {k: v for k, v in data.items() if k not in RETIRED}
+    curriculum = Curriculum(**{k: tuple(v) if isinstance(v, list) else v
+                               for k, v in fields.pop("curriculum").items() if k not in RETIRED})
+    return PPOConfig(**fields, curriculum=curriculum)
