@@ -4,7 +4,8 @@ The bar (issue 16): ``reproduce --seeds 10`` at least 1.7x faster on all workers
 2-core machine than on one, ``headroom --search list`` and expert iteration likewise,
 and a one-workload ``compare`` no slower with the default backend than in-process. The
 ``train`` row times a short PPO run (no warm start, 2 environments): its rollouts go to
-the workers, its gradient steps stay in the driver.
+the workers, its gradient steps stay in the driver, so it has no bar (about half of an
+iteration is learning: docs/scaling.md, Training).
 Every pair must print the same bytes (results never depend on the backend). Each figure
 is the wall time of a cold ``python -m engine`` process, start-up included, run from an
 empty folder. With ``--ray`` it also runs ``reproduce`` on a two-node Ray cluster started
