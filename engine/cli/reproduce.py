@@ -38,6 +38,7 @@ from engine.errors import LabError
 from engine.job import Job
 from engine.parallel import Executor
 from engine.paths import pretrained_dir, shared_data
+from engine.preload import TABLES, import_in_background
 from engine.workload import GeneratorConfig, load_workload, to_jobs
 
 LOADS: tuple[float, ...] = (0.7, 0.85, 1.0)
@@ -159,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {left_out}", file=sys.stderr)
     with executor_from(args) as executor:
         executor.start("engine.compare", "engine.policies.drl")  # while the cells are built
+        import_in_background(TABLES)  # while the workers run: the tables come after them
         report = evaluate(cells(seeds, jobs, files), executor)
     report["setup"] = {"seeds": seeds, "jobs_per_generated_workload": jobs}
     if left_out is not None:

@@ -37,7 +37,7 @@ def parameter_shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     }
 
 
-def _as_array(value: Any) -> np.ndarray:
+def as_array(value: Any) -> np.ndarray:
     """A weight as float32 numpy, whether it is a torch tensor or already an array."""
     if hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
@@ -52,7 +52,7 @@ class NumpyActor:
     """
 
     def __init__(self, state_dict: Mapping[str, Any]) -> None:
-        p = {k: _as_array(v) for k, v in state_dict.items()}
+        p = {k: as_array(v) for k, v in state_dict.items()}
         first = p["encoder.0.weight"].T
         # the split halves as contiguous (column-major, like the other transposed weights)
         # arrays: a strided slice costs matmul a copy at every call

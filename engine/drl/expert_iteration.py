@@ -15,7 +15,6 @@ rounds'; the weights kept are those with the best validation score (training see
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,14 +24,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.cluster import Cluster
+from engine.drl.actor import as_array
 from engine.drl.bc import Demonstrations, clone, merge, play_episode
 from engine.drl.shift_search import ShiftedPolicy, local_search
-from engine.drl.torch_import import import_in_background
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
 from engine.parallel import Executor, borrowed
 from engine.policies.drl import DrlPolicy
+from engine.preload import TRAINING, import_in_background
 from engine.run import run_policy
 from engine.simulator import simulate
 from engine.workload import GeneratorConfig, generate, to_jobs
@@ -178,7 +178,7 @@ def _improve(
     # the workers first, then torch on a thread: it loads while they validate and search,
     # which need only numpy weights; the first cloning epoch waits for it
     executor.start()
-    torch_loading = import_in_background() if "torch" not in sys.modules else None
+    torch_loading = import_in_background(TRAINING)
     check = validation(config, executor)
     best_state = _numpy(state)
     best_score = start_score = check.score(best_state, executor)
@@ -263,7 +263,7 @@ def search_all(
 
 def _numpy(state: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Weights as numpy arrays: what a task ships (a worker then needs no torch to read them)."""
-    return {k: v.detach().cpu().numpy() if hasattr(v, "detach") else v for k, v in state.items()}
+    return {k: as_array(v) for k, v in state.items()}
 
 
 def _search_task(

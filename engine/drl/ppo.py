@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -36,10 +35,10 @@ from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from engine.drl.network import ActorCritic, copy_state
 from engine.drl.ppo_config import PPOConfig
 from engine.drl.rollout import Lane, greedy_return, roll
-from engine.drl.torch_import import import_in_background
 from engine.env.moldable_env import MoldableEnv
 from engine.job import Job
 from engine.parallel import Executor
+from engine.preload import TRAINING, import_in_background
 
 Progress = Callable[[Mapping[str, Any]], None]
 
@@ -146,8 +145,7 @@ def train(
     model = ActorCritic(config.hidden)
     # the optimizer's compiler hooks take over a second to import: they load while the
     # teacher plays the validation workloads
-    if "torch._dynamo" not in sys.modules:
-        import_in_background(("torch._dynamo",))
+    import_in_background(TRAINING)
     validation = validation_workloads(config)
     teacher_score = greedy_score(None, validation, executor)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5)
