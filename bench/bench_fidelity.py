@@ -20,7 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from engine.cli.fidelity import CLUSTER, OURS, RESTART_DELAY, artifact_jobs, workloads_dir
+from engine.cli.fidelity import CLUSTER, OURS, RESTART_DELAY, artifact_jobs
+from engine.paths import pollux_workloads
 from engine.policies import make_policy
 from engine.simulator import simulate
 
@@ -55,7 +56,7 @@ def main() -> None:
     parser.add_argument("--artifact", help="the Python of an environment that runs the artifact")
     parser.add_argument("--simulator", type=Path, help="the artifact's simulator/ folder")
     args = parser.parse_args()
-    path = workloads_dir() / "workload-6.csv"
+    path = pollux_workloads() / "workload-6.csv"
     began = time.process_time()
     for theirs in OURS:
         artifact_jobs(path, theirs)

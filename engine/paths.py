@@ -37,3 +37,9 @@ def shared_data(*parts: str) -> Path:
     override = os.environ.get(DATA_ENV)
     root = Path(override) if override else _CHECKOUT.parent / "shared" / "data"
     return root.joinpath(*parts)
+
+
+def pollux_workloads() -> Path:
+    """The Pollux artifact's eight evaluation workloads (``workload-N.csv``) in the
+    reference data: what ``reproduce``, ``fidelity`` and the Home page read."""
+    return shared_data("pollux", "workloads")

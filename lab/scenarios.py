@@ -23,7 +23,7 @@ from engine.cluster import Cluster
 from engine.compare import compare, mean_ci, summarize_comparison
 from engine.job import Job
 from engine.parallel import Progress
-from engine.paths import shared_data
+from engine.paths import pollux_workloads
 from engine.policies import display_name
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
 from lab import runs, state
@@ -55,7 +55,7 @@ class Scenario:
     seeds: int = SEEDS
 
 
-POLLUX_TRACE = shared_data("pollux", "workloads", "workload-6.csv")
+POLLUX_TRACE = pollux_workloads() / "workload-6.csv"
 """The trace the Pollux paper ran on its 64-GPU testbed (in the reference data)."""
 
 SCENARIOS = (

@@ -23,7 +23,7 @@ import pandas as pd
 from engine.cli.common import print_json
 from engine.cluster import Cluster
 from engine.job import Job
-from engine.paths import shared_data
+from engine.paths import pollux_workloads
 from engine.policies import make_policy
 from engine.simulator import simulate
 from engine.simulator.elastic import RESTART_DELAY
@@ -56,10 +56,6 @@ OURS = {"tiresias": "tiresias", "optimus": "optimus-elastic", "pollux": "pollux-
 CLUSTER = Cluster(16, 4)
 POLLUX_NCF_BATCH = 32768
 """The artifact pins ncf's batch under Pollux (``Cluster.__init__``), on one GPU."""
-
-
-def workloads_dir() -> Path:
-    return shared_data("pollux", "workloads")
 
 
 @cache
@@ -120,7 +116,7 @@ def measure(names: Sequence[str], policies: Sequence[str] = tuple(OURS)) -> list
     for name in names:
         for theirs in policies:
             ours = OURS[theirs]
-            jobs = artifact_jobs(workloads_dir() / f"{name}.csv", theirs)
+            jobs = artifact_jobs(pollux_workloads() / f"{name}.csv", theirs)
             began = time.process_time()
             result = simulate(jobs, CLUSTER, make_policy(ours),
                               restart_delay=RESTART_DELAY, start_delay=RESTART_DELAY)

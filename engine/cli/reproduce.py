@@ -37,7 +37,7 @@ from engine.drl.pretrained import update_card
 from engine.errors import LabError
 from engine.job import Job
 from engine.parallel import Executor
-from engine.paths import pretrained_dir, shared_data
+from engine.paths import pollux_workloads, pretrained_dir
 from engine.preload import TABLES, import_in_background
 from engine.workload import GeneratorConfig, load_workload, to_jobs
 
@@ -68,7 +68,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="2 seeds of 100 jobs per cell and no Pollux traces (a smoke run)")
     traces.add_argument("--pollux-dir", type=Path, metavar="DIR",
                         help=f"folder of Pollux {POLLUX_TRACES} files (default "
-                             f"{shared_data('pollux', 'workloads')}; left out if absent)")
+                             f"{pollux_workloads()}; left out if absent)")
     add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--card", nargs="?", const=str(pretrained_dir()), metavar="DIR",
@@ -183,7 +183,7 @@ def _pollux_files(given: Path | None) -> tuple[list[Path], str | None]:
     if given is not None:
         return pollux_traces(given), None
     try:
-        return pollux_traces(shared_data("pollux", "workloads")), None
+        return pollux_traces(pollux_workloads()), None
     except PolluxTracesMissing as missing:
         return [], f"{missing}; the Pollux cell is left out (pass --pollux-dir)"
 

@@ -7,10 +7,11 @@ import json
 import pytest
 
 from engine.cli import main
-from engine.cli.fidelity import PUBLISHED, measure, workloads_dir
+from engine.cli.fidelity import PUBLISHED, measure
+from engine.paths import pollux_workloads
 
 pytestmark = pytest.mark.skipif(
-    not (workloads_dir() / "workload-6.csv").exists(), reason="../shared/data is absent"
+    not (pollux_workloads() / "workload-6.csv").exists(), reason="../shared/data is absent"
 )
 
 
