@@ -65,6 +65,9 @@ with generate_tab:
     right.selectbox("request rule", state.RULES, **state.bind("rule", state.use_generator),
                     help="How users pick the GPUs they request: where scaling efficiency is "
                     "0.5-0.8 (as in Pollux), a power of two, or always one.")
+    right.selectbox("batch sizes", state.BATCH_RULES, **state.bind("batch", state.use_generator),
+                    help="A DL job's global batch sets how far it scales: as often as the "
+                    "Pollux workloads use each batch, or each model's default.")
     with st.expander("model mix (relative weights)"):
         columns = st.columns(3)
         for i, model in enumerate(MODEL_NAMES):

@@ -1,4 +1,5 @@
-"""Where the engine finds its files: the shipped weights and the shared reference data.
+"""Where the engine finds its files: the shipped weights and workloads, and the shared
+reference data (tests and derivations only).
 
 Both can be moved with an environment variable, so an installed package (a wheel, a
 container) and a checkout find them the same way:
@@ -40,6 +41,7 @@ def shared_data(*parts: str) -> Path:
 
 
 def pollux_workloads() -> Path:
-    """The Pollux artifact's eight evaluation workloads (``workload-N.csv``) in the
-    reference data: what ``reproduce``, ``fidelity`` and the Home page read."""
-    return shared_data("pollux", "workloads")
+    """The Pollux artifact's eight evaluation workloads (``workload-N.csv``), shipped in
+    the package with their Apache-2.0 notice: what ``reproduce``, ``fidelity`` and the
+    Home page read."""
+    return Path(__file__).resolve().parent / "data" / "pollux_workloads"

@@ -30,12 +30,13 @@ from engine.workload import (
     load_workload,
     to_jobs,
 )
+from engine.workload.generator import BATCH_RULES, REQUEST_RULES, SIZE_DISTRIBUTIONS
 from engine.workload.load import check_offered_load
 from engine.workload.sniff import sniff
 from engine.workload.validate import cluster_problems
 
-SIZES = ("log-uniform", "philly")
-RULES = ("pollux", "power-of-two", "one")
+SIZES = SIZE_DISTRIBUTIONS
+RULES = REQUEST_RULES
 GPUS_PER_NODE = (1, 2, 4, 8)
 JOB_MODES = ("as-loaded", *MODES)
 """The Workload page's job-mode choice: each job's own ``mode`` column (``moldable`` for a
@@ -92,6 +93,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("load", 0.85, _number_in(float, 0.1, 2.0)),
     Setting("sizes", "log-uniform", _one_of(SIZES)),
     Setting("rule", "pollux", _one_of(RULES)),
+    Setting("batch", "pollux", _one_of(BATCH_RULES)),
     Setting("mode", "as-loaded", _one_of(JOB_MODES)),
     Setting("speed", "1 h/s", _one_of(tuple(SPEEDS))),
     Setting("policies", "drl,threshold-optimal,fifo-request,mesos-offer,sjf-knee",
@@ -233,6 +235,7 @@ def generator_config() -> GeneratorConfig:
         size_distribution=get("sizes"),
         model_mix=model_mix(),
         request_rule=get("rule"),
+        batch_rule=get("batch"),
     )
 
 

@@ -13,6 +13,7 @@ from engine.parallel import BACKENDS, RAY_ADDRESS, Executor
 from engine.simulator.results import METRIC_DEFINITIONS
 from engine.workload import FORMATS, MAX_GENERATED_JOBS, GeneratorConfig, Workload, generate
 from engine.workload import load_workload as load_workload_file
+from engine.workload.generator import BATCH_RULES
 
 
 def positive_int(text: str) -> int:
@@ -57,6 +58,13 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
         default="pollux",
         help="how generated users pick requested_gpus",
     )
+    source.add_argument(
+        "--batch-rule",
+        choices=BATCH_RULES,
+        default="pollux",
+        help="generated DL jobs' global batch: as often as the Pollux workloads use each "
+        "(pollux), or each model's default",
+    )
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +97,7 @@ def generator_config(args: argparse.Namespace, seed: int | None = None) -> Gener
         seed=args.seed if seed is None else seed,
         size_distribution=args.sizes,
         request_rule=args.request_rule,
+        batch_rule=args.batch_rule,
     )
 
 

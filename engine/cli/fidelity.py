@@ -1,12 +1,13 @@
-"""``fidelity``: our Tiresias and Optimus against the Pollux simulator, on its workloads.
+"""``fidelity``: our Tiresias, Optimus and Pollux against the Pollux simulator, on its workloads.
 
-The Pollux OSDI'21 artifact simulates its 8 workloads (``../shared/data/pollux/
-workloads``) on 16 nodes x 4 GPUs. We run the same workloads with ``tiresias`` (rigid
-jobs on their ``num_replicas``) and ``optimus-elastic`` (malleable jobs), each job's
-speed from the artifact's own job model (``engine.speedup.artifact``), and only the
-physical constants the artifact states: 60 s scheduling rounds, a 30 s restart delay
-on every allocation including the first, and its placement on the emptiest nodes.
-Nothing is fitted per workload.
+The Pollux OSDI'21 artifact simulates its 8 workloads (shipped with the engine,
+``engine.paths.pollux_workloads``) on 16 nodes x 4 GPUs. We run the same workloads
+through the same loader and job model as ``simulate`` (every job's speed measured at its
+own batch, ``engine.speedup.measured``): ``tiresias`` on rigid jobs (their
+``num_replicas``), ``optimus-elastic`` on malleable ones, exactly as
+``simulate --workload workload-N.csv --policy P --mode M`` does, so the two print the
+same figures. ``pollux-like`` runs Pollux's batch-adaptive jobs (``simulate --batch
+adaptive``). Nothing is fitted per workload.
 """
 
 from __future__ import annotations
@@ -15,19 +16,13 @@ import argparse
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-
-import pandas as pd
 
 from engine.cli.common import print_json
 from engine.cluster import Cluster
 from engine.job import Job
 from engine.paths import pollux_workloads
-from engine.policies import make_policy
-from engine.simulator import simulate
-from engine.simulator.elastic import RESTART_DELAY
-from engine.speedup.artifact import AdaptiveArtifactJob, ArtifactJob, load_application
+from engine.run import run_policy
+from engine.workload import load_workload, to_jobs
 
 PUBLISHED: dict[str, dict[str, float]] = {
     "tiresias": {
@@ -53,48 +48,19 @@ branch osdi21-artifact, Apache-2.0), written by ``python3 simulator.py --policy 
 
 OURS = {"tiresias": "tiresias", "optimus": "optimus-elastic", "pollux": "pollux-like"}
 """The artifact's policy -> ours."""
+RUNS: dict[str, tuple[str, str]] = {
+    "tiresias": ("rigid", "fixed"), "optimus": ("malleable", "fixed"),
+    "pollux": ("malleable", "adaptive"),
+}
+"""The artifact's policy -> the job mode and batch kind its jobs run as."""
 CLUSTER = Cluster(16, 4)
-POLLUX_NCF_BATCH = 32768
-"""The artifact pins ncf's batch under Pollux (``Cluster.__init__``), on one GPU."""
 
 
-@cache
-def adaptive_job(application: str) -> AdaptiveArtifactJob:
-    """One batch-adaptive model per application, shared by every workload: its
-    durations take a batch search per allocation, worth doing once."""
-    return AdaptiveArtifactJob(load_application(application))
-
-
-def artifact_jobs(path: Path, policy: str) -> list[Job]:
-    """A Pollux workload's jobs as the artifact builds them for its ``policy``.
-
-    ``tiresias``: rigid jobs on their ``num_replicas`` at their ``batch_size``.
-    ``optimus``: malleable jobs at their ``batch_size``, from 1 GPU up to
-    ``batch_size // min_local_bsz`` (ncf: 1). ``pollux``: malleable jobs that pick their
-    batch per allocation (:class:`AdaptiveArtifactJob`), up to 64 GPUs and
-    ``max_batch_size // min_local_bsz`` (ncf: one GPU at batch 32768).
-    """
-    table = pd.read_csv(path)
-    models: dict[tuple[str, int], ArtifactJob] = {}
-    jobs = []
-    for index, row in enumerate(table.itertuples()):
-        app = load_application(row.application)
-        replicas, batch = int(row.num_replicas), int(row.batch_size)
-        adaptive = policy == "pollux" and row.application != "ncf"
-        if policy == "pollux" and not adaptive:
-            batch = POLLUX_NCF_BATCH
-        model = adaptive_job(row.application) if adaptive else models.setdefault(
-            (row.application, batch), ArtifactJob(app, batch))
-        if policy == "tiresias":
-            mode, low, high = "rigid", replicas, replicas
-        elif row.application == "ncf":
-            mode, low, high = "malleable", 1, 1
-        else:
-            most = app.max_batch_size if adaptive else batch
-            mode, low, high = "malleable", 1, min(CLUSTER.total_gpus, most // app.min_local_bsz)
-        jobs.append(Job(index, row.name, float(row.time), model.duration(1, 1),
-                        row.application, model, replicas, low, high, mode))
-    return jobs
+def workload_jobs(name: str, policy: str) -> list[Job]:
+    """A Pollux workload's jobs for the artifact's ``policy``, as ``simulate`` builds them."""
+    mode, batch = RUNS[policy]
+    workload = load_workload(pollux_workloads() / f"{name}.csv", "pollux", CLUSTER)
+    return to_jobs(workload, CLUSTER, mode, batch)
 
 
 @dataclass(frozen=True)
@@ -116,10 +82,9 @@ def measure(names: Sequence[str], policies: Sequence[str] = tuple(OURS)) -> list
     for name in names:
         for theirs in policies:
             ours = OURS[theirs]
-            jobs = artifact_jobs(pollux_workloads() / f"{name}.csv", theirs)
+            jobs = workload_jobs(name, theirs)
             began = time.process_time()
-            result = simulate(jobs, CLUSTER, make_policy(ours),
-                              restart_delay=RESTART_DELAY, start_delay=RESTART_DELAY)
+            result = run_policy(ours, jobs, CLUSTER)
             seconds = time.process_time() - began
             rows.append(Row(name, ours, result.summary.avg_jct, PUBLISHED[theirs][name],
                             seconds))

@@ -22,6 +22,7 @@ from engine.run import run_policy
 from engine.simulator.elastic import RESTART_DELAY
 from engine.simulator.results import METRIC_DEFINITIONS
 from engine.workload import to_jobs
+from engine.workload.jobs import BATCH_KINDS
 
 
 def _seconds(text: str) -> float:
@@ -43,6 +44,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", default="fifo-request", help=f"one of {names}")
     parser.add_argument("--mode", choices=MODES,
                         help="make every job rigid, moldable or malleable (default: moldable)")
+    parser.add_argument("--batch", choices=BATCH_KINDS, default="fixed",
+                        help="measured DL jobs: train at their batch_size (fixed), or retune "
+                             "it every epoch for their GPUs as Pollux's jobs do (adaptive; "
+                             "pair with pollux-like)")
     parser.add_argument("--restart-delay", type=_seconds, default=RESTART_DELAY,
                         metavar="SECONDS",
                         help="elastic policies: seconds each resize or resume makes no "
@@ -55,7 +60,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     cluster = cluster_from(args)
     workload = workload_from(args, cluster)
-    jobs = to_jobs(workload, cluster, args.mode)
+    jobs = to_jobs(workload, cluster, args.mode, args.batch)
     result = run_policy(args.policy, jobs, cluster, seed=args.seed,
                         restart_delay=args.restart_delay)
     if args.jobs_csv:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.errors import UnknownName
 from engine.speedup.analytic import Amdahl, Downey, Linear
 from engine.speedup.base import SpeedupModel
-from engine.speedup.measured import MEASURED_MODELS, load_profile
+from engine.speedup.measured import MEASURED_MODELS, measured_job
 
 ANALYTIC_MODELS: tuple[str, ...] = ("amdahl", "downey", "linear")
 MODEL_NAMES: tuple[str, ...] = MEASURED_MODELS + ANALYTIC_MODELS
@@ -16,10 +16,12 @@ def get_model(
     serial_fraction: float | None = None,
     downey_A: float | None = None,
     downey_sigma: float | None = None,
+    batch_size: float | None = None,
 ) -> SpeedupModel:
-    """The speedup model called ``name``; analytic laws take their parameters here."""
+    """The speedup model called ``name``; analytic laws take their parameters here, a
+    measured DL job its global batch (``None``: the model's default)."""
     if name in MEASURED_MODELS:
-        return load_profile(name)
+        return measured_job(name, None if batch_size is None else int(batch_size))
     if name == "amdahl":
         return Amdahl() if serial_fraction is None else Amdahl(serial_fraction=serial_fraction)
     if name == "downey":

@@ -1,16 +1,18 @@
-"""Fit the measured speedup profiles to Pollux's traces and write ``pollux_profiles.json``.
+"""Derive ``pollux_profiles.json`` from the Pollux artifact's traces and workloads.
 
-Run from the repository root: ``python -m engine.speedup.fit [--data DIR] [--out PATH]``.
+Run from the repository root: ``python -m engine.speedup.fit [--data DIR] [--workloads DIR]
+[--out PATH]``. The traces stay outside the project; this writes what the engine needs of
+them at run time (see ``engine.speedup.measured``):
 
-Per model, the step-time model of ``measured.MeasuredProfile`` (Pollux's, Qiao et al.
-OSDI'21, plus a lone-GPU compute line and a GPUs-per-node term in cross-node sync) is
-fitted by robust least squares on log step time over every row of ``placements.csv``
-and ``scalability.csv``. Soft-L1 with a 5 % scale keeps the many noisy cross-node points
-from dragging the fit, and log residuals weigh a 10 ms step like a 1 s one.
-
-The reference local batch, at which speedup is evaluated, is the most-measured one
-(ties to the largest): the largest batch measured on every placement and every scale,
-so speedups up to 64 GPUs rest on measurements, not on extrapolation in batch size.
+* per model, the step and sync time per measured ``(gpus, nodes)`` shape and local batch,
+  the statistical-efficiency columns of the validation traces up to ``max_epochs``, the
+  batch limits, and the model's default batch (the one its Pollux workload jobs use most);
+* per model, a fitted step-time model for placements never measured: Pollux's (Qiao et
+  al. OSDI'21) plus a lone-GPU compute line and a GPUs-per-node term in cross-node sync,
+  fitted by robust least squares on log step time over every row of ``placements.csv``
+  and ``scalability.csv``. Soft-L1 with a 5 % scale keeps the many noisy cross-node points
+  from dragging the fit, and log residuals weigh a 10 ms step like a 1 s one;
+* how often each (model, batch) occurs in the eight workloads, for the generator.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,28 +36,20 @@ from engine.speedup.measured import (
     MeasuredProfile,
     profile_params,
 )
+from engine.speedup.traces import fullest_first, load_application
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared/data/pollux/traces"
+DEFAULT_WORKLOADS = DEFAULT_DATA.parent / "workloads"
 SOURCE = (
     "petuum/adaptdl osdi21-artifact simulator/traces, Apache-2.0, via ../shared/data/pollux/traces"
 )
 WORK_SOURCE = (
     "petuum/adaptdl osdi21-artifact simulator/applications.py: max_epochs per application, "
-    "max_local_bsz = largest measured local batch (yolov3: 8), iterations = validation-<B>.csv "
-    "iteration after epoch max_epochs; samples_per_epoch = progress after epoch 1 x smallest "
-    "validated batch (informational: the dataset size)"
+    "max_local_bsz = largest measured local batch (yolov3: 8), min_local_bsz = smallest; "
+    "configs = placements.csv (fullest-first placement, else the mean of the shape) and "
+    "scalability.csv means per local batch; efficiency = validation-<B>.csv progress "
+    "(least over B), grad_sqr and grad_var for the first max_epochs epochs"
 )
-POLLUX_EPOCHS: dict[str, int] = {
-    "bert": 2,
-    "cifar10": 100,
-    "ncf": 10,
-    "imagenet": 90,
-    "deepspeech2": 80,
-    "yolov3": 50,
-}
-POLLUX_MAX_LOCAL_BSZ: dict[str, int] = {"yolov3": 8}
-"""Pollux's overrides of the largest measured local batch (applications.py)."""
-
 LOSS_SCALE = 0.05
 GAMMA_STARTS = (1.01, 1.5, 3.0, 6.0)
 
@@ -74,28 +67,21 @@ def load_measurements(trace_dir: Path) -> pd.DataFrame:
     return pd.concat([placements[columns], scalability[columns]], ignore_index=True)
 
 
-def reference_local_bsz(rows: pd.DataFrame) -> int:
-    """The most-measured local batch, ties to the largest (see the module docstring)."""
-    counts = rows["local_bsz"].value_counts()
-    return int(counts[counts == counts.max()].index.max())
-
-
 def _columns(rows: pd.DataFrame) -> tuple[np.ndarray, ...]:
     return tuple(rows[c].to_numpy(float) for c in ("gpus", "nodes", "local_bsz", "step_time"))
 
 
-def _profile(name: str, local_bsz: float, params: Sequence[float]) -> MeasuredProfile:
-    return MeasuredProfile(name, local_bsz, *(float(p) for p in params))
+def _profile(name: str, params: Sequence[float]) -> MeasuredProfile:
+    return MeasuredProfile(name, *(float(p) for p in params))
 
 
 def fit_profile(name: str, rows: pd.DataFrame) -> MeasuredProfile:
     """Least-squares fit of the step-time model to ``rows``, best of a few gamma starts."""
     gpus, nodes, bsz, step = _columns(rows)
-    local_bsz = reference_local_bsz(rows)
     log_step = np.log(step)
 
     def residuals(params: np.ndarray) -> np.ndarray:
-        return np.log(_profile(name, local_bsz, params).step_time(gpus, nodes, bsz)) - log_step
+        return np.log(_profile(name, params).step_time(gpus, nodes, bsz)) - log_step
 
     fastest, smallest = step.min(), bsz.min()
     compute = [fastest / 2, fastest / smallest / 4]
@@ -115,7 +101,7 @@ def fit_profile(name: str, rows: pd.DataFrame) -> MeasuredProfile:
         )
         if best is None or result.cost < best.cost:
             best = result
-    return _profile(name, local_bsz, best.x)
+    return _profile(name, best.x)
 
 
 def fit_quality(profile: MeasuredProfile, rows: pd.DataFrame) -> dict[str, float]:
@@ -141,38 +127,93 @@ def fit_quality(profile: MeasuredProfile, rows: pd.DataFrame) -> dict[str, float
     }
 
 
-def application_work(name: str, trace_dir: Path, max_local_bsz: int) -> dict[str, Any]:
-    """How much training a Pollux job of this model does (see ``WORK_SOURCE``)."""
-    epochs = POLLUX_EPOCHS[name]
-    traces = {
-        int(re.fullmatch(r"validation-(\d+)\.csv", p.name).group(1)): pd.read_csv(p)
-        for p in trace_dir.glob("validation-*.csv")
-    }
-    first_epoch = min(t["progress"].iloc[0] for t in traces.values())
+def measured_configs(name: str, trace_dir: Path) -> list[dict[str, Any]]:
+    """Step and sync time per ``(gpus, nodes)`` and local batch, as the artifact reads them.
+
+    The fullest-first placement of a shape (``44`` for 8 GPUs on 2 nodes) where it was
+    measured; else the mean over the shape's measured placements and scale rows, which
+    is what the artifact's linear interpolation returns at that point.
+    """
+    app = load_application(name, trace_dir.parent)
+    rows = load_measurements(trace_dir)
+    placements = pd.read_csv(trace_dir / "placements.csv", dtype={"placement": str})
+    configs = []
+    for (gpus, nodes), group in rows.groupby(["gpus", "nodes"]):
+        chosen = group
+        if gpus <= 4 * nodes:
+            key = min_rotation(fullest_first(int(gpus), int(nodes)))
+            exact = placements[placements["placement"].map(min_rotation) == key]
+            if len(exact):
+                chosen = exact
+        means = chosen.groupby("local_bsz")[["step_time", "sync_time"]].mean().sort_index()
+        configs.append({
+            "gpus": int(gpus),
+            "nodes": int(nodes),
+            "local_bsz": [float(b) for b in means.index],
+            "step_time": [float(f"{v:.6g}") for v in means["step_time"]],
+            "sync_time": [float(f"{v:.6g}") for v in means["sync_time"]],
+        })
+    assert app.name == name
+    return configs
+
+
+def min_rotation(placement: str | tuple[int, ...]) -> str:
+    """A placement's key as the artifact looks it up: its least rotation."""
+    text = "".join(map(str, placement))
+    return min(text[i:] + text[:i] for i in range(len(text)))
+
+
+def application_entry(name: str, trace_dir: Path, batches: dict[int, int]) -> dict[str, Any]:
+    """What a fixed-batch job of ``name`` needs at run time (see ``WORK_SOURCE``)."""
+    app = load_application(name, trace_dir.parent)
+    sizes = sorted(app.validation)
+    epochs = app.max_epochs
+    progress = np.min([v["progress"].to_numpy(float)[:epochs] for v in app.validation.values()],
+                      axis=0)
+
+    def column(label: str) -> dict[str, list[float]]:
+        return {str(b): [float(f"{x:.6g}") for x in app.validation[b][label].to_numpy(float)[
+            :epochs]] for b in sizes}
+
     return {
-        "epochs": epochs,
-        "samples_per_epoch": round(float(first_epoch * min(traces))),
-        "max_local_bsz": max_local_bsz,
-        "iterations": {
-            str(b): int(traces[b]["iteration"].iloc[epochs - 1]) for b in sorted(traces)
+        "max_epochs": epochs,
+        "min_local_bsz": app.min_local_bsz,
+        "max_local_bsz": app.max_local_bsz,
+        "validated_batches": sizes,
+        "default_batch": max(batches, key=lambda b: (batches[b], -b)) if batches else sizes[-1],
+        "configs": measured_configs(name, trace_dir),
+        "efficiency": {
+            "progress": [float(f"{x:.8g}") for x in progress],
+            "grad_sqr": column("grad_sqr"),
+            "grad_var": column("grad_var"),
         },
     }
 
 
-def build_document(data_dir: Path, command: str) -> dict[str, Any]:
-    """The whole ``pollux_profiles.json``: source, provenance, profiles and workloads."""
+def workload_batches(workloads: Path) -> dict[str, dict[str, int]]:
+    """How often each model trains at each global batch in the Pollux workloads."""
+    frame = pd.concat([pd.read_csv(p) for p in sorted(workloads.glob("workload-*.csv"))])
+    counts = frame.groupby(["application", "batch_size"]).size()
+    table: dict[str, dict[str, int]] = {}
+    for (model, batch), count in counts.items():
+        table.setdefault(str(model), {})[str(int(batch))] = int(count)
+    return table
+
+
+def build_document(data_dir: Path, workloads: Path, command: str) -> dict[str, Any]:
+    """The whole ``pollux_profiles.json``: source, provenance, profiles and applications."""
     profiles: dict[str, Any] = {}
     applications: dict[str, Any] = {}
+    batches = workload_batches(workloads)
     for name in MEASURED_MODELS:
         rows = load_measurements(data_dir / name)
         profile = fit_profile(name, rows)
         profiles[name] = {
-            "local_bsz": profile.local_bsz,
             "params": {k: float(f"{v:.6g}") for k, v in profile_params(profile).items()},
             "fit": fit_quality(profile, rows),
         }
-        max_local = POLLUX_MAX_LOCAL_BSZ.get(name, int(rows["local_bsz"].max()))
-        applications[name] = application_work(name, data_dir / name, max_local)
+        counts = {int(b): n for b, n in batches.get(name, {}).items()}
+        applications[name] = application_entry(name, data_dir / name, counts)
     return {
         "source": SOURCE,
         "fitted": {"date": datetime.date.today().isoformat(), "command": command},
@@ -180,25 +221,32 @@ def build_document(data_dir: Path, command: str) -> dict[str, Any]:
             "T_iter(1 GPU) = alpha_1 + beta_1*b; otherwise T_grad = alpha_c + beta_c*b, "
             "T_sync = alpha_r + beta_r*max(K-2,0) on one node, alpha_n + beta_n*max(K-2,0) "
             "+ zeta_n*(K/N-1) across N nodes, T_iter = (T_grad^gamma + T_sync^gamma)^(1/gamma);"
-            " speedup(K, N) = K*T_iter(1 GPU)/T_iter(K, N) at b = local_bsz"
+            " used, scaled to the nearest measurements, where no placement was measured"
         ),
         "profiles": profiles,
         "work_source": WORK_SOURCE,
         "applications": applications,
+        "workload_batches_source": (
+            "petuum/adaptdl osdi21-artifact simulator/workloads/workload-{1..8}.csv: "
+            "jobs per (application, batch_size)"
+        ),
+        "workload_batches": batches,
     }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="Pollux traces folder")
+    parser.add_argument("--workloads", type=Path, default=DEFAULT_WORKLOADS,
+                        help="Pollux workloads folder")
     parser.add_argument("--out", type=Path, default=PROFILES_PATH, help="JSON to write")
     args = parser.parse_args(argv)
     words = sys.argv[1:] if argv is None else list(argv)
     command = " ".join(["python -m engine.speedup.fit", *words])
-    document = build_document(args.data, command)
+    document = build_document(args.data, args.workloads, command)
     args.out.write_text(json.dumps(document, indent=2) + "\n")
     for name, entry in document["profiles"].items():
-        print(f"{name:12s} local_bsz={entry['local_bsz']:<5} {entry['fit']}")
+        print(f"{name:12s} {entry['fit']}")
 
 
 if __name__ == "__main__":

@@ -1,25 +1,40 @@
-"""Speedup profiles of six real DL jobs, fitted to Pollux's measurements (OSDI'21).
+"""Six real DL jobs at a fixed global batch, as Pollux measured them (OSDI'21).
 
-The fitted figures live in ``pollux_profiles.json`` beside this module (written by
-``python -m engine.speedup.fit``); the measurements themselves stay outside the project.
-A profile is Pollux's throughput model with two refinements:
+A real job trains at a fixed *global* batch ``B`` (the Pollux workloads' ``batch_size``):
+on ``k`` GPUs each GPU computes a local batch of ``ceil(B / k)`` samples per step, and
+the job needs the same number of steps whatever ``k`` (strong scaling). So speedup
+stops growing once synchronisation dominates, and a job cannot use more GPUs than
+leave each at least the smallest measured local batch.
 
-* a lone GPU has its own compute line ``alpha_1 + beta_1 * b``, because a data-parallel
-  replica computes at a different rate than a GPU running alone (bucketed all-reduce
-  hooks and NCCL kernels share the GPU); with one shared line the speedups of cifar10
-  and deepspeech2 were about 13 % off, against 4-6 % now;
-* cross-node sync grows with the mean GPUs per node ``K/N`` (``zeta_n``), since they
-  share a NIC: the data show ``44`` syncing far slower than ``1111`` for bert and
-  yolov3. The mean keeps the protocol's ``(gpus, nodes)`` enough to place a job.
+Everything here reads ``pollux_profiles.json`` beside this module, derived from the
+artifact's traces by ``python -m engine.speedup.fit`` (which records its source and
+command); nothing reads the traces at run time. Per model it holds:
 
-Speedup is weak scaling at the profile's reference local batch ``local_bsz``.
+* ``configs``: the step and sync time measured on each ``(gpus, nodes)`` at each local
+  batch (the fullest-first placement where measured, as the artifact reads it, else
+  the mean over placements of that shape); linear in the local batch between
+  measurements, as the artifact interpolates;
+* ``efficiency``: per epoch of the model's ``max_epochs``, the training progress and
+  the gradient statistics measured at each validated global batch, from which the
+  steps to finish at any batch follow as the artifact computes them (``epoch_steps``);
+* a fitted throughput model (:class:`MeasuredProfile`, Pollux's with two refinements)
+  for placements never measured: more than 64 GPUs or 16 nodes, more than 4 GPUs per
+  node, or node counts in between. It is scaled by the measured-over-fitted ratio of
+  the nearest measured shapes (interpolated in GPUs, then nodes), so it meets the
+  measurements where they end.
+
+A step on ``k`` GPUs follows the artifact's ``Job.step``: a local batch above the
+largest measured one is split into gradient-accumulation micro-batches (each costs
+the step's compute part again), a lone GPU accumulates at least once when ``B`` is
+above the smallest validated batch, and the batch trained never exceeds the largest
+validated one. Speedup is ``duration(1 GPU) / duration(k, n)``, capped at ``k``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -50,10 +65,14 @@ Num = float | npt.NDArray[np.float64]
 
 @dataclass(frozen=True)
 class MeasuredProfile:
-    """One job's fitted step-time model; ``speedup`` is its throughput relative to 1 GPU."""
+    """One model's fitted step-time model, for placements the measurements do not cover.
+
+    A lone GPU has its own compute line ``alpha_1 + beta_1 * b`` (a replica computes
+    slower: all-reduce hooks and NCCL kernels share the GPU); cross-node sync grows with
+    the mean GPUs per node ``K/N`` (``zeta_n``), since they share a NIC.
+    """
 
     name: str
-    local_bsz: float
     alpha_1: float
     beta_1: float
     alpha_c: float
@@ -65,33 +84,142 @@ class MeasuredProfile:
     zeta_n: float
     gamma: float
 
-    def step_time(self, gpus: Num, nodes: Num, local_bsz: Num) -> Num:
-        """Seconds per iteration; scalars or arrays, so the fit and the lookups share it."""
+    def sync_time(self, gpus: Num, nodes: Num) -> Num:
+        """Seconds of gradient all-reduce per step (0 on one GPU)."""
         k = np.asarray(gpus, dtype=float)
         n = np.asarray(nodes, dtype=float)
-        b = np.asarray(local_bsz, dtype=float)
         extra = np.maximum(k - 2.0, 0.0)
         sync = np.where(
             n > 1,
             self.alpha_n + self.beta_n * extra + self.zeta_n * (k / n - 1.0),
             self.alpha_r + self.beta_r * extra,
         )
+        result = np.where(k == 1, 0.0, sync)
+        return float(result) if result.ndim == 0 else result
+
+    def step_time(self, gpus: Num, nodes: Num, local_bsz: Num) -> Num:
+        """Seconds per step; scalars or arrays, so the fit and the lookups share it."""
+        k = np.asarray(gpus, dtype=float)
+        b = np.asarray(local_bsz, dtype=float)
+        sync = np.asarray(self.sync_time(gpus, nodes))
         grad = self.alpha_c + self.beta_c * b
         together = (grad**self.gamma + sync**self.gamma) ** (1.0 / self.gamma)
         result = np.where(k == 1, self.alpha_1 + self.beta_1 * b, together)
         return float(result) if result.ndim == 0 else result
 
-    def speedup(self, gpus: int, nodes: int) -> float:
-        """Throughput on ``gpus`` GPUs over ``nodes`` nodes over 1 GPU's, at ``local_bsz``."""
-        if gpus < 1 or not 1 <= nodes <= gpus:
-            raise ValueError(f"need 1 <= nodes <= gpus, got gpus={gpus}, nodes={nodes}")
-        return _speedup(self, gpus, nodes)
+
+def profile_params(profile: MeasuredProfile) -> dict[str, float]:
+    """The fitted parameters by name, as the JSON stores them."""
+    return dict(zip(PARAM_NAMES, astuple(profile)[1:], strict=True))
 
 
-@lru_cache(maxsize=65536)
-def _speedup(profile: MeasuredProfile, gpus: int, nodes: int) -> float:
-    one = profile.alpha_1 + profile.beta_1 * profile.local_bsz
-    return gpus * one / float(profile.step_time(gpus, nodes, profile.local_bsz))
+@dataclass(frozen=True, eq=False)
+class Application:
+    """One model's shipped measurements: what a fixed-batch job of it needs."""
+
+    name: str
+    profile: MeasuredProfile
+    min_local_bsz: int
+    max_local_bsz: int
+    validated_batches: tuple[int, ...]
+    default_batch: int
+    configs: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    """(gpus, nodes) -> (local batches, step times, sync times), local batch ascending."""
+    progress: np.ndarray
+    """Progress made by the end of each epoch (the least over the validated batches)."""
+    grad_sqr: dict[int, np.ndarray]
+    """Validated batch -> squared gradient norm per epoch."""
+    grad_var: dict[int, np.ndarray]
+    """Validated batch -> gradient variance per epoch."""
+    _memo: dict[float, np.ndarray] = field(default_factory=dict, repr=False)
+    _by_nodes: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def min_batch(self) -> int:
+        return self.validated_batches[0]
+
+    @property
+    def max_batch(self) -> int:
+        return self.validated_batches[-1]
+
+    def max_gpus(self, batch_size: int) -> int:
+        """Most GPUs a job at ``batch_size`` can use: each keeps a measured local batch."""
+        return max(1, batch_size // self.min_local_bsz)
+
+    def steps(self, batch_size: float) -> float:
+        """Steps a job at global ``batch_size`` needs to finish; below the smallest
+        validated batch it needs the same samples as there (small batches are
+        statistically efficient)."""
+        if batch_size < self.min_batch:
+            return self.steps(self.min_batch) * self.min_batch / batch_size
+        return float(np.sum(self.epoch_steps(batch_size)))
+
+    def epoch_steps(self, batch_size: float) -> np.ndarray:
+        """Steps at ``batch_size`` in each epoch: its progress over the batch's gain.
+
+        As the artifact (``get_progress``, ``Job.step``): the gain of a batch ``B``
+        ``(var + sqr) / (var / (B / B0) + sqr)`` over the smallest validated ``B0``, the
+        gradient statistics linear between validated batches.
+        """
+        if batch_size not in self._memo:
+            sizes = self.validated_batches
+            if not sizes[0] <= batch_size <= sizes[-1]:
+                raise ValueError(f"{self.name}: batch {batch_size} outside "
+                                 f"{sizes[0]}..{sizes[-1]}")
+            hi = int(np.searchsorted(sizes, batch_size))
+            lo = hi if sizes[hi] == batch_size else hi - 1
+            w = 0.0 if lo == hi else (batch_size - sizes[lo]) / (sizes[hi] - sizes[lo])
+
+            def stat(table: dict[int, np.ndarray]) -> np.ndarray:
+                return (1 - w) * table[sizes[lo]] + w * table[sizes[hi]]
+
+            sqr, var = stat(self.grad_sqr), stat(self.grad_var)
+            gain = (var + sqr) / (var * sizes[0] / batch_size + sqr)
+            self._memo[batch_size] = np.diff(self.progress, prepend=0.0) / gain
+        return self._memo[batch_size]
+
+    def throughput(self, gpus: int, nodes: int, local_bsz: float) -> tuple[float, float]:
+        """(step time, sync time) in seconds on ``gpus`` GPUs over ``nodes`` nodes."""
+        fitted_step = float(self.profile.step_time(gpus, nodes, local_bsz))
+        fitted_sync = float(self.profile.sync_time(gpus, nodes))
+        step_ratio, sync_ratio = self._ratios(gpus, nodes, local_bsz)
+        step = fitted_step * step_ratio
+        return step, min(step, fitted_sync * sync_ratio)
+
+    def _ratios(self, gpus: int, nodes: int, local_bsz: float) -> tuple[float, float]:
+        """Measured over fitted (step, sync) at this shape: exact where measured, else
+        interpolated in GPUs between measured shapes of the same node count, then in
+        nodes between the nearest measured node counts (clamped beyond them)."""
+        if not self._by_nodes:
+            for shape in sorted(self.configs):
+                self._by_nodes.setdefault(shape[1], []).append(shape)
+        counts = sorted(self._by_nodes)
+        if nodes in self._by_nodes:
+            return self._along_gpus(nodes, gpus, local_bsz)
+        hi = int(np.searchsorted(counts, nodes))
+        if hi == 0 or hi == len(counts):
+            return self._along_gpus(counts[min(hi, len(counts) - 1)], gpus, local_bsz)
+        lo_n, hi_n = counts[hi - 1], counts[hi]
+        w = (nodes - lo_n) / (hi_n - lo_n)
+        low, high = self._along_gpus(lo_n, gpus, local_bsz), self._along_gpus(hi_n, gpus, local_bsz)
+        return (1 - w) * low[0] + w * high[0], (1 - w) * low[1] + w * high[1]
+
+    def _along_gpus(self, nodes: int, gpus: int, local_bsz: float) -> tuple[float, float]:
+        shapes = self._by_nodes[nodes]
+        ratios = np.array([self._measured_ratio(shape, local_bsz) for shape in shapes])
+        ks = [k for k, _ in shapes]
+        return float(np.interp(gpus, ks, ratios[:, 0])), float(np.interp(gpus, ks, ratios[:, 1]))
+
+    def _measured_ratio(self, shape: tuple[int, int], local_bsz: float) -> tuple[float, float]:
+        local, step, sync = self.configs[shape]
+        b = float(np.clip(local_bsz, local[0], local[-1]))
+        gpus, nodes = shape
+        fitted_sync = float(self.profile.sync_time(gpus, nodes))
+        measured_sync = float(np.interp(b, local, sync))
+        return (
+            float(np.interp(b, local, step)) / float(self.profile.step_time(gpus, nodes, b)),
+            measured_sync / fitted_sync if fitted_sync > 0 else 1.0,
+        )
 
 
 @lru_cache(maxsize=1)
@@ -100,59 +228,169 @@ def _document() -> dict[str, Any]:
 
 
 @cache
+def load_application(name: str) -> Application:
+    """The shipped measurements of ``name`` (one of ``MEASURED_MODELS``), read once."""
+    applications = _document()["applications"]
+    if name not in applications:
+        raise UnknownName(f"no measured model {name!r}; known: {', '.join(MEASURED_MODELS)}")
+    entry = applications[name]
+    params = _document()["profiles"][name]["params"]
+    configs = {
+        (c["gpus"], c["nodes"]): (
+            np.array(c["local_bsz"], dtype=float),
+            np.array(c["step_time"], dtype=float),
+            np.array(c["sync_time"], dtype=float),
+        )
+        for c in entry["configs"]
+    }
+    return Application(
+        name=name,
+        profile=MeasuredProfile(name, *(params[p] for p in PARAM_NAMES)),
+        min_local_bsz=entry["min_local_bsz"],
+        max_local_bsz=entry["max_local_bsz"],
+        validated_batches=tuple(entry["validated_batches"]),
+        default_batch=entry["default_batch"],
+        configs=configs,
+        progress=np.array(entry["efficiency"]["progress"], dtype=float),
+        grad_sqr={int(b): np.array(v, dtype=float)
+                  for b, v in entry["efficiency"]["grad_sqr"].items()},
+        grad_var={int(b): np.array(v, dtype=float)
+                  for b, v in entry["efficiency"]["grad_var"].items()},
+    )
+
+
 def load_profile(name: str) -> MeasuredProfile:
-    """The fitted profile called ``name`` (one of ``MEASURED_MODELS``), read once."""
-    profiles = _document()["profiles"]
-    if name not in profiles:
-        raise UnknownName(f"no measured profile {name!r}; known: {', '.join(MEASURED_MODELS)}")
-    entry = profiles[name]
-    params = entry["params"]
-    return MeasuredProfile(name, entry["local_bsz"], *(params[p] for p in PARAM_NAMES))
+    """The fitted throughput model of ``name``."""
+    return load_application(name).profile
 
 
-def profile_params(profile: MeasuredProfile) -> dict[str, float]:
-    """The fitted parameters by name, as the JSON stores them."""
-    return dict(zip(PARAM_NAMES, astuple(profile)[2:], strict=True))
+def default_batch(name: str) -> int:
+    """The global batch a ``name`` job trains at when its row gives none: the one the
+    Pollux workloads use most for that model."""
+    return load_application(name).default_batch
+
+
+def workload_batches() -> dict[str, dict[int, int]]:
+    """How often each (model, global batch) occurs in the eight Pollux workloads: what the
+    generator samples a job's batch from."""
+    table = _document()["workload_batches"]
+    return {model: {int(b): n for b, n in counts.items()} for model, counts in table.items()}
+
+
+@dataclass(frozen=True)
+class FixedBatchJob:
+    """The speed of a ``name`` job training at global batch ``batch_size``.
+
+    ``duration`` is seconds on a placement (the artifact's job length); ``speedup`` is
+    what the simulator uses, relative to one GPU and never above the GPU count.
+    """
+
+    name: str
+    batch_size: int
+
+    def __post_init__(self) -> None:
+        app = load_application(self.name)
+        if not 1 <= self.batch_size <= app.max_batch:
+            raise ValueError(f"{self.name}: batch_size must be a whole number in "
+                             f"[1, {app.max_batch}], got {self.batch_size}")
+
+    @property
+    def max_gpus(self) -> int:
+        return load_application(self.name).max_gpus(self.batch_size)
+
+    def step(self, gpus: int, nodes: int) -> tuple[float, int]:
+        """Seconds per step on ``gpus`` GPUs over ``nodes``, and the global batch trained."""
+        app = load_application(self.name)
+        local = math.ceil(self.batch_size / gpus - 1e-8)
+        accum = math.ceil(local / app.max_local_bsz - 1e-8) - 1
+        if gpus == 1 and self.batch_size > app.min_batch:
+            accum = max(1, accum)
+        atomic = math.ceil(local / (accum + 1) - 1e-8)
+        atomic = max(1, min(atomic, app.max_batch // (gpus * (accum + 1))))
+        step, sync = app.throughput(gpus, nodes, atomic)
+        return step + (step - sync) * accum, gpus * atomic * (accum + 1)
+
+    def duration(self, gpus: int, nodes: int) -> float:
+        """Seconds the job trains on ``gpus`` GPUs over ``nodes`` nodes."""
+        return _duration(self, gpus, nodes)
+
+    def speedup(self, gpus: int, nodes: int) -> float:
+        """Throughput on ``gpus`` GPUs over ``nodes`` nodes over one GPU's, at most ``gpus``."""
+        if gpus < 1 or not 1 <= nodes <= gpus:
+            raise ValueError(f"need 1 <= nodes <= gpus, got gpus={gpus}, nodes={nodes}")
+        return _speedup(self, gpus, nodes)
+
+
+@lru_cache(maxsize=65536)
+def _duration(job: FixedBatchJob, gpus: int, nodes: int) -> float:
+    seconds, trained = job.step(gpus, nodes)
+    return seconds * load_application(job.name).steps(trained)
+
+
+@lru_cache(maxsize=65536)
+def _speedup(job: FixedBatchJob, gpus: int, nodes: int) -> float:
+    return min(float(gpus), _duration(job, 1, 1) / _duration(job, gpus, nodes))
+
+
+def measured_job(name: str, batch_size: int | None = None) -> FixedBatchJob:
+    """The fixed-batch job model of ``name`` at ``batch_size`` (default: the model's own)."""
+    if name not in MEASURED_MODELS:
+        raise UnknownName(f"no measured model {name!r}; known: {', '.join(MEASURED_MODELS)}")
+    return _job(name, default_batch(name) if batch_size is None else int(batch_size))
+
+
+@cache
+def _job(name: str, batch_size: int) -> FixedBatchJob:
+    return FixedBatchJob(name, batch_size)
 
 
 def pollux_runtime_1gpu(application: str, batch_size: int) -> float:
-    """Seconds a Pollux workload job (``application`` at global ``batch_size``) runs on 1 GPU.
+    """Seconds a Pollux workload job (``application`` at global ``batch_size``) trains on
+    one GPU: the artifact's job length, ``max_epochs`` of its model."""
+    return measured_job(application, batch_size).duration(1, 1)
 
-    Faithful to Pollux's simulator (``applications.py``): a job trains for the model's
-    ``max_epochs`` (no metric target is set for any of the six), which at global batch
-    ``B`` takes the iteration count its validation trace records after that last epoch;
-    between validated batch sizes the count is linearly interpolated, as Pollux's
-    ``get_iteration`` does, and below the smallest the job needs the same samples as
-    there (small batches are statistically efficient). Larger-than-validated batches are
-    refused, as Pollux asserts. On one GPU a batch above the model's largest measured
-    local batch is split into gradient-accumulation micro-batches, as Pollux does, and
-    each micro-batch takes the profile's lone-GPU compute time.
 
-    This is the 1-GPU end of Pollux's own ``get_configurations`` JCT estimate, so large
-    batches pay their statistical inefficiency. It gives minutes (ncf) to hours (bert,
-    cifar10, deepspeech2, yolov3) and days only for ImageNet's 90 epochs, which Pollux's
-    workloads run on 24-48 GPUs.
+BATCH_CHOICES = 24
+"""Global batches an adaptive job considers, evenly spaced in log between the model's
+smallest and largest validated batch."""
+
+
+@dataclass(frozen=True)
+class AdaptiveBatchJob:
+    """A Pollux job: in every epoch it trains at the global batch that gets through that
+    epoch soonest on its allocation (Pollux's goodput), among the validated range.
+
+    Its own, named kind of job, paired with ``pollux-like`` (which tunes the batch
+    with the allocation); never what a workload row builds by default.
     """
-    works = _document()["applications"]
-    if application not in works:
-        raise UnknownName(f"no Pollux application {application!r}; known: {', '.join(works)}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    work = works[application]
-    micro_batches = math.ceil(batch_size / work["max_local_bsz"])
-    atomic_bsz = math.ceil(batch_size / micro_batches)
-    profile = load_profile(application)
-    micro_step = profile.alpha_1 + profile.beta_1 * atomic_bsz
-    return _iterations(work["iterations"], batch_size) * micro_batches * micro_step
+
+    name: str
+
+    @property
+    def max_gpus(self) -> int:
+        app = load_application(self.name)
+        return app.max_gpus(app.max_batch)
+
+    def duration(self, gpus: int, nodes: int) -> float:
+        """Seconds the job trains on ``gpus`` GPUs over ``nodes`` nodes, best batch per epoch."""
+        return _adaptive_duration(self.name, gpus, nodes)
+
+    def speedup(self, gpus: int, nodes: int) -> float:
+        if gpus < 1 or not 1 <= nodes <= gpus:
+            raise ValueError(f"need 1 <= nodes <= gpus, got gpus={gpus}, nodes={nodes}")
+        return min(float(gpus), self.duration(1, 1) / self.duration(gpus, nodes))
 
 
-def _iterations(table: dict[str, float], batch_size: int) -> float:
-    sizes = sorted(int(b) for b in table)
-    if batch_size > sizes[-1]:
-        raise ValueError(
-            f"batch_size {batch_size} is above the largest validated batch {sizes[-1]}"
-        )
-    if batch_size <= sizes[0]:
-        return table[str(sizes[0])] * sizes[0] / batch_size
-    counts = [table[str(b)] for b in sizes]
-    return float(np.interp(batch_size, sizes, counts))
+@lru_cache(maxsize=65536)
+def _adaptive_duration(name: str, gpus: int, nodes: int) -> float:
+    app = load_application(name)
+    sizes = np.unique(np.geomspace(app.min_batch, app.max_batch, BATCH_CHOICES).round())
+    per_batch = []
+    for size in sizes.astype(int).tolist():
+        if gpus > app.max_gpus(size):
+            continue
+        seconds, trained = FixedBatchJob(name, size).step(gpus, nodes)
+        per_batch.append(seconds * app.epoch_steps(trained))
+    if not per_batch:
+        raise ValueError(f"{name}: no validated batch runs on {gpus} GPUs")
+    return float(np.min(per_batch, axis=0).sum())

@@ -21,12 +21,14 @@ import numpy as np
 import pandas as pd
 
 from engine.cluster import Cluster
-from engine.speedup import MEASURED_MODELS, MODEL_NAMES, get_model
+from engine.speedup import MEASURED_MODELS, MODEL_NAMES, SpeedupModel, get_model
+from engine.speedup.measured import default_batch, workload_batches
 from engine.workload.models import PARAMETERS, packed_speedups, requested_work
 from engine.workload.validate import build_workload
 from engine.workload.workload import Workload
 
 SIZE_DISTRIBUTIONS = ("log-uniform", "philly")
+BATCH_RULES = ("pollux", "default")
 REQUEST_RULES = ("pollux", "power-of-two", "one")
 POLLUX_BAND = (0.5, 0.8)
 """Scaling efficiencies Pollux's users picked their GPU counts in (OSDI'21, sec. 5.1)."""
@@ -66,6 +68,9 @@ class GeneratorConfig:
     """How users choose requested_gpus: ``pollux``, ``power-of-two`` or ``one``."""
     max_request: int = 16
     """Largest request a user makes (also capped by the cluster)."""
+    batch_rule: str = "pollux"
+    """A measured job's global batch: drawn as often as the Pollux workloads use it
+    (``pollux``), or always the model's ``default``."""
 
     def __reduce__(self) -> tuple:
         """Pickle it (executors ship configs to their workers) although the default mix is
@@ -103,6 +108,8 @@ class GeneratorConfig:
             wrong.append(f"model_mix weights must be >= 0 with a positive sum, got {weights}")
         if self.request_rule not in REQUEST_RULES:
             wrong.append(f"request_rule must be one of {REQUEST_RULES}, got {self.request_rule!r}")
+        if self.batch_rule not in BATCH_RULES:
+            wrong.append(f"batch_rule must be one of {BATCH_RULES}, got {self.batch_rule!r}")
         if self.max_request < 1:
             wrong.append(f"max_request must be at least 1, got {self.max_request}")
         if wrong:
@@ -129,10 +136,13 @@ def generate(config: GeneratorConfig, cluster: Cluster) -> Workload:
     picks = rng.choice(len(names), size=n, p=weights / weights.sum())
     model = np.array(names, dtype=object)[picks]
     runtime = _runtimes(config, rng.random(n))
-    requested = _requests(config, cluster, model, rng.random(n))
+    u_request = rng.random(n)
+    batch = _batches(config.batch_rule, model, rng.random(n))
+    requested = _requests(config, cluster, model, batch, u_request)
     frame = pd.DataFrame({"model": model, "runtime_1gpu": runtime, "requested_gpus": requested})
     for name in PARAMETERS:  # the models' own defaults
         frame[name] = np.nan
+    frame["batch_size"] = batch
     rate = config.load * cluster.total_gpus / requested_work(frame, cluster).mean()
     gaps = rng.exponential(1.0 / rate, size=n - 1)
     submit = np.round(np.concatenate([[0.0], np.cumsum(gaps)]), 3)
@@ -142,6 +152,7 @@ def generate(config: GeneratorConfig, cluster: Cluster) -> Workload:
             "runtime_1gpu": runtime,
             "model": model,
             "requested_gpus": requested,
+            "batch_size": batch,
             "job_id": [f"{m}-{i}" for i, m in enumerate(model)],
         },
         np.arange(1, n + 1),
@@ -173,21 +184,43 @@ def _philly_log_quantiles() -> tuple[np.ndarray, np.ndarray]:
     return np.array(fit["probabilities"]), np.log(np.array(fit["gpu_time_s"]))
 
 
+def _batches(rule: str, model: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Each measured job's global batch, by inverse CDF of ``u``; NaN for analytic ones."""
+    batch = np.full(len(model), np.nan)
+    table = workload_batches()
+    for name in np.unique(model).tolist():
+        if name not in MEASURED_MODELS:
+            continue
+        rows = model == name
+        counts = table.get(name) if rule == "pollux" else None
+        if not counts:
+            batch[rows] = default_batch(name)
+            continue
+        sizes = np.array(sorted(counts), dtype=float)
+        cdf = np.cumsum([counts[int(b)] for b in sizes]) / sum(counts.values())
+        batch[rows] = sizes[np.searchsorted(cdf, u[rows], side="right").clip(0, len(sizes) - 1)]
+    return batch
+
+
 def _requests(
-    config: GeneratorConfig, cluster: Cluster, model: np.ndarray, u: np.ndarray
+    config: GeneratorConfig, cluster: Cluster, model: np.ndarray, batch: np.ndarray,
+    u: np.ndarray,
 ) -> np.ndarray:
     """Each job's requested GPUs: uniform (by ``u``) over its model's candidates."""
     requested = np.empty(len(model), dtype=np.int64)
     cap = min(config.max_request, cluster.total_gpus)
-    for name in np.unique(model):
-        rows = model == name
-        choices = _request_choices(config.request_rule, name, cap, cluster)
+    keys = pd.MultiIndex.from_arrays([model, np.nan_to_num(batch, nan=0.0)])
+    for name, size in keys.unique():
+        rows = (model == name) & (np.nan_to_num(batch, nan=0.0) == size)
+        speedup = get_model(name, batch_size=size or None)
+        choices = _request_choices(config.request_rule, speedup, cap, cluster)
         requested[rows] = choices[(u[rows] * len(choices)).astype(np.int64)]
     return requested
 
 
-def _request_choices(rule: str, model: str, cap: int, cluster: Cluster) -> np.ndarray:
-    """The GPU counts a user of ``model`` picks among, under ``rule``.
+def _request_choices(rule: str, model: SpeedupModel, cap: int, cluster: Cluster) -> np.ndarray:
+    """The GPU counts a user of ``model`` picks among, under ``rule``, up to ``cap`` and to
+    what the job can use.
 
     ``pollux``: the counts whose packed scaling efficiency (speedup / GPUs) lies in
     ``POLLUX_BAND``, or failing any, those closest to the band (for a linear model that
@@ -196,9 +229,10 @@ def _request_choices(rule: str, model: str, cap: int, cluster: Cluster) -> np.nd
     if rule == "one":
         return np.array([1])
     if rule == "power-of-two":
-        return 2 ** np.arange(int(math.log2(cap)) + 1)
+        return 2 ** np.arange(int(math.log2(min(cap, getattr(model, "max_gpus", cap)))) + 1)
+    cap = min(cap, getattr(model, "max_gpus", cap))
     gpus = np.arange(1, cap + 1)
-    speedup = packed_speedups([get_model(model)], np.zeros(cap, dtype=np.intp), gpus, cluster)
+    speedup = packed_speedups([model], np.zeros(cap, dtype=np.intp), gpus, cluster)
     efficiency = speedup / gpus
     low, high = POLLUX_BAND
     distance = np.maximum.reduce([low - efficiency, efficiency - high, np.zeros(cap)])

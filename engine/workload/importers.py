@@ -244,6 +244,7 @@ def parse_pollux(text: str, cluster: Cluster, limit: RowLimit, name: str) -> Wor
             "model": application.to_numpy()[keep],
             "requested_gpus": np.array(table.columns["num_replicas"], dtype=object)[keep],
             "runtime_1gpu": runtime[keep],
+            "batch_size": batch[keep],
         },
         table.rows[keep],
         cluster,

@@ -9,7 +9,7 @@ from engine.cluster import Cluster, packed_nodes
 from engine.speedup import SpeedupModel, get_model
 from engine.workload.workload import Workload
 
-PARAMETERS = ("serial_fraction", "downey_A", "downey_sigma")
+PARAMETERS = ("serial_fraction", "downey_A", "downey_sigma", "batch_size")
 
 
 def speedup_models(frame: pd.DataFrame) -> tuple[list[SpeedupModel], np.ndarray]:

@@ -16,11 +16,11 @@ from engine.workload.validate import build_workload
 from engine.workload.workload import Workload
 
 _TEMPLATE_ROWS: tuple[tuple[object, ...], ...] = (
-    # submit, runtime_1gpu, model, requested, min, max, job_id, mode, serial, A, sigma
-    (0, 3600, "bert", 4, 1, 16, "bert-finetune", "moldable", math.nan, math.nan, math.nan),
-    (120, 7200, "amdahl", 8, 2, 32, "amdahl-job", "rigid", 0.02, math.nan, math.nan),
-    (300, 1800, "downey", 2, 1, 8, "downey-job", "malleable", math.nan, 16.0, 0.5),
-    (900, 14400, "linear", 16, 4, 64, "ideal-job", "moldable", math.nan, math.nan, math.nan),
+    # submit, runtime_1gpu, model, requested, min, max, job_id, mode, serial, A, sigma, batch
+    (0, 3600, "bert", 4, 1, 16, "bert-finetune", "moldable", *[math.nan] * 3, 384),
+    (120, 7200, "amdahl", 8, 2, 32, "amdahl-job", "rigid", 0.02, math.nan, math.nan, math.nan),
+    (300, 1800, "downey", 2, 1, 8, "downey-job", "malleable", math.nan, 16.0, 0.5, math.nan),
+    (900, 14400, "linear", 16, 4, 64, "ideal-job", "moldable", *[math.nan] * 4),
 )
 
 
@@ -53,6 +53,7 @@ def save_csv(workload: Workload, path_or_buffer: str | os.PathLike | IO[str]) ->
     frame = workload.frame
     if (frame["mode"].to_numpy() == "moldable").all():
         frame = frame.drop(columns="mode")
+    frame = frame.assign(batch_size=frame["batch_size"].astype("Int64"))  # 384, not 384.0
     frame.to_csv(path_or_buffer, index=False, na_rep="")
 
 
@@ -65,4 +66,6 @@ def to_csv_bytes(workload: Workload) -> bytes:
 
 def template_csv() -> str:
     """A small valid CSV using every column, for users to copy and edit."""
-    return pd.DataFrame(_TEMPLATE_ROWS, columns=list(COLUMN_NAMES)).to_csv(index=False, na_rep="")
+    frame = pd.DataFrame(_TEMPLATE_ROWS, columns=list(COLUMN_NAMES))
+    return frame.assign(batch_size=frame["batch_size"].astype("Int64")).to_csv(
+        index=False, na_rep="")

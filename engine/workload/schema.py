@@ -13,7 +13,7 @@ from enum import Enum
 import numpy as np
 
 from engine.job import MODES
-from engine.speedup import MODEL_NAMES
+from engine.speedup import MEASURED_MODELS, MODEL_NAMES
 
 
 class Derived(Enum):
@@ -67,7 +67,7 @@ class Column:
 
     ``default`` fills an absent column or an empty cell of an optional one; NaN means
     "not applicable" (the speedup model then uses its own default). ``applies_to``
-    names the one model a parameter column belongs to.
+    names the models a parameter column belongs to.
     """
 
     name: str
@@ -78,7 +78,7 @@ class Column:
     description: str
     interval: Interval | None = None
     choices: tuple[str, ...] = ()
-    applies_to: str | None = None
+    applies_to: tuple[str, ...] = ()
 
     @property
     def expected(self) -> str:
@@ -175,7 +175,7 @@ COLUMNS: tuple[Column, ...] = (
         "",
         "Amdahl's non-parallelisable fraction of the work.",
         Interval(low=0, high=1, high_open=True),
-        applies_to="amdahl",
+        applies_to=("amdahl",),
     ),
     Column(
         "downey_A",
@@ -185,7 +185,7 @@ COLUMNS: tuple[Column, ...] = (
         "",
         "Downey's average parallelism.",
         Interval(low=1),
-        applies_to="downey",
+        applies_to=("downey",),
     ),
     Column(
         "downey_sigma",
@@ -195,12 +195,34 @@ COLUMNS: tuple[Column, ...] = (
         "",
         "Downey's variance of parallelism.",
         Interval(low=0),
-        applies_to="downey",
+        applies_to=("downey",),
     ),
 )
 
+BATCH_COLUMN = Column(
+    "batch_size",
+    float,
+    False,
+    math.nan,
+    "samples",
+    "Global batch: samples per step over all the job's GPUs, fixed whatever their count "
+    "(each GPU computes batch_size / GPUs). It sets how the job scales and the most GPUs "
+    "it can use (each needs a measured local batch).",
+    Interval(low=1),
+    applies_to=MEASURED_MODELS,
+)
+"""Whole numbers only, up to the model's largest validated batch (checked per row)."""
+COLUMNS = (*COLUMNS, BATCH_COLUMN)
+
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
 COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in COLUMNS}
+
+
+def applies_to_text(column: Column, quote: str = "`") -> str:
+    """``model `amdahl``` or ``the measured models (bert, ...)``: whom a column is for."""
+    if len(column.applies_to) == 1:
+        return f"model {quote}{column.applies_to[0]}{quote}"
+    return f"the measured models ({', '.join(column.applies_to)})"
 
 
 def schema_markdown() -> str:
@@ -210,7 +232,7 @@ def schema_markdown() -> str:
         "|---|---|---|---|---|",
     ]
     for c in COLUMNS:
-        accepts = c.expected + (f" (only for model `{c.applies_to}`)" if c.applies_to else "")
+        accepts = c.expected + (f" (only for {applies_to_text(c)})" if c.applies_to else "")
         lines.append(
             f"| `{c.name}` | {'yes' if c.required else 'no'} | {c.default_text} "
             f"| {accepts} | {c.description} |"

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 
 from engine.cluster import Cluster
+from engine.speedup.measured import MEASURED_MODELS, load_application
 from engine.workload.bulk import stripped, to_numbers
 from engine.workload.errors import Problem, WorkloadError
-from engine.workload.schema import COLUMNS, Column, Derived
+from engine.workload.schema import COLUMNS, Column, Derived, applies_to_text
 from engine.workload.workload import Workload
 
 _GPU_COLUMNS = ("requested_gpus", "min_gpus", "max_gpus")
@@ -71,6 +72,7 @@ def build_workload(
         found += _cell_problems(column, labels, cells, blank, bad[column.name], rows)
 
     found += _parameter_problems(values, given, bad, rows, labels)
+    found += _batch_problems(values, given, bad, rows, labels)
     found += _duplicate_ids(values["job_id"], rows, labels)
     found += _gpu_problems(values, bad, given, rows, cluster, labels)
     if n == 0 and not found:
@@ -210,20 +212,60 @@ def _parameter_problems(
     found = []
     model = values["model"]
     for column in COLUMNS:
-        if column.applies_to is None:
+        if not column.applies_to:
             continue
         stray = given[column.name] & ~bad[column.name] & ~bad["model"]
-        stray &= model != column.applies_to
+        stray &= ~np.isin(model, column.applies_to)
+        whom = applies_to_text(column, quote="'")
         found += [
             Problem(
                 row=int(rows[i]),
                 column=labels.get(column.name, column.name),
                 message=f"got {_show(values[column.name][i])} for model {model[i]!r}",
-                expected=f"an empty cell ({column.name} only applies to model "
-                f"{column.applies_to!r})",
+                expected=f"an empty cell ({column.name} only applies to {whom})",
             )
             for i in np.flatnonzero(stray)
         ]
+    return found
+
+
+def _batch_problems(
+    values: dict[str, np.ndarray],
+    given: dict[str, np.ndarray],
+    bad: dict[str, np.ndarray],
+    rows: np.ndarray,
+    labels: Mapping[str, str],
+) -> list[Problem]:
+    """A measured job's batch must be whole and validated, and its GPU counts within what
+    that batch can use (each GPU needs at least the smallest measured local batch)."""
+    found = []
+    model, batch = values["model"], values["batch_size"]
+    measured = np.isin(model, MEASURED_MODELS) & ~bad["model"] & ~bad["batch_size"]
+    column = labels.get("batch_size", "batch_size")
+    for name in np.unique(model[measured]).tolist():
+        app = load_application(name)
+        mine = measured & (model == name)
+        sizes = np.where(given["batch_size"], batch, app.default_batch)
+        wrong = mine & given["batch_size"] & (
+            (sizes != np.round(sizes)) | (sizes > app.max_batch))
+        found += [
+            Problem(int(rows[i]), column, f"got {_show(batch[i])} for model {name!r}",
+                    f"a whole number of samples in [1, {app.max_batch:,}] (the largest batch "
+                    f"{name} was validated at)")
+            for i in np.flatnonzero(wrong)
+        ]
+        for gpus in ("min_gpus", "requested_gpus"):
+            checked = mine & ~wrong & ~bad[gpus]
+            most = np.array([app.max_gpus(int(b)) for b in sizes[checked]], dtype=np.int64)
+            over = np.flatnonzero(checked)[values[gpus][checked] > most]
+            found += [
+                Problem(int(rows[i]), labels.get(gpus, gpus),
+                        f"got {values[gpus][i]}, more GPUs than {name} at batch "
+                        f"{int(sizes[i]):,} can use",
+                        f"at most {app.max_gpus(int(sizes[i]))} (each GPU computes at least "
+                        f"{app.min_local_bsz} samples per step)")
+                for i in over
+            ]
     return found
 
 

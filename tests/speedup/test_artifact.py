@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from engine.speedup.artifact import ArtifactJob, fullest_first, load_application, traces_dir
 
 from engine.cli import main
-from engine.speedup.artifact import ArtifactJob, fullest_first, load_application, traces_dir
 from engine.speedup.placement_error import placement_errors
 
 needs_traces = pytest.mark.skipif(not (traces_dir() / "bert").exists(),

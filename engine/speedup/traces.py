@@ -1,25 +1,13 @@
-"""Pollux workload jobs as the Pollux artifact's simulator runs them: an opt-in model.
+"""The Pollux artifact's raw traces, read as its simulator reads them.
 
-The default measured models (``measured.py``) are smooth fits at one reference local
-batch, shared by every job of a model; the shipped DRL policy was trained on them and
-they stay the default. This model instead follows the artifact (petuum/adaptdl,
-osdi21-artifact, ``simulator/applications.py`` and ``Job.step`` in ``simulator.py``)
-for one job at a fixed global batch ``B``, read from the measured traces:
+Only for deriving the shipped tables (``python -m engine.speedup.fit``) and for tests
+that check the shipped job model against the artifact's own reading
+(petuum/adaptdl, osdi21-artifact, ``simulator/applications.py`` and ``Job.step`` in
+``simulator.py``): the engine never reads the traces at run time.
 
-* throughput: the step and sync time measured on the placement, linear in the local
-  batch (``placements.csv``); a placement never measured is interpolated linearly over
-  (nodes, GPUs, local batch) across ``placements.csv`` and ``scalability.csv``
-  (scipy's ``LinearNDInterpolator``, as the artifact does);
-* the local batch ``ceil(B / k)`` is split into gradient-accumulation micro-batches
-  above the largest measured one (and a lone GPU accumulates at least once when ``B``
-  is above the smallest validated batch, as the artifact does);
-* statistical efficiency: the job is done when its progress reaches the end of epoch
-  ``max_epochs``; in epoch ``e`` a step makes ``gain(B, e)`` progress.
-
-So a job's duration on ``k`` GPUs is ``step(k, n) x sum_e progress_e / gain_e`` and
-``speedup(k, n)`` is ``duration(1, 1) / duration(k, n)``. The protocol's ``(gpus,
-nodes)`` stands for its fullest-first placement (8 GPUs on 2 nodes: ``44``). Used by
-``python -m engine fidelity`` and its benchmark; never the default.
+A placement the artifact never measured is interpolated linearly over (nodes, GPUs,
+local batch) across ``placements.csv`` and ``scalability.csv`` (scipy's
+``LinearNDInterpolator``, as the artifact does).
 """
 
 from __future__ import annotations
@@ -190,62 +178,3 @@ def load_application(name: str, root: Path | None = None) -> Application:
         max_local_bsz=MAX_LOCAL_BSZ.get(name, int(placements["local_bsz"].max())),
         max_epochs=MAX_EPOCHS[name],
     )
-
-
-@dataclass(frozen=True, eq=False)
-class ArtifactJob:
-    """The speedup of one Pollux workload job (``application`` at ``batch_size``)."""
-
-    application: Application
-    batch_size: int
-    _memo: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
-
-    @property
-    def name(self) -> str:
-        return self.application.name
-
-    def duration(self, gpus: int, nodes: int) -> float:
-        key = (gpus, nodes)
-        if key not in self._memo:
-            self._memo[key] = self.application.duration(self.batch_size, gpus, nodes)
-        return self._memo[key]
-
-    def speedup(self, gpus: int, nodes: int) -> float:
-        return self.duration(1, 1) / self.duration(gpus, nodes)
-
-
-BATCH_CHOICES = 24
-"""Global batch sizes an adaptive job considers, spaced evenly in log between the
-application's smallest and largest validated batch."""
-
-
-@dataclass(frozen=True, eq=False)
-class AdaptiveArtifactJob(ArtifactJob):
-    """A Pollux job: in every epoch it trains at the global batch that gets through
-    that epoch soonest on its allocation (Pollux's goodput), within the validated batches.
-
-    Larger batches pay off as training goes (the gradient noise grows), which Pollux
-    follows by retuning the batch; with exact gradient statistics that is the per-epoch
-    best batch. ``batch_size`` is unused.
-    """
-
-    batch_size: int = 0
-
-    def duration(self, gpus: int, nodes: int) -> float:
-        key = (gpus, nodes)
-        if key not in self._memo:
-            app = self.application
-            sizes = np.unique(np.geomspace(app.init_batch_size, app.max_batch_size,
-                                           BATCH_CHOICES).round().astype(int))
-            per_batch = []
-            for size in sizes:
-                try:
-                    seconds, trained = app.step_time(int(size), gpus, nodes)
-                except ValueError:  # a local batch outside the measurements
-                    continue
-                per_batch.append(seconds * app.epoch_steps(trained))
-            if not per_batch:
-                raise ValueError(f"{app.name}: no validated batch runs on {gpus} GPUs "
-                                 f"over {nodes} nodes")
-            self._memo[key] = float(np.min(per_batch, axis=0).sum())
-        return self._memo[key]
