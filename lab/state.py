@@ -31,7 +31,6 @@ from engine.workload import (
     to_jobs,
 )
 from engine.workload.generator import BATCH_RULES, REQUEST_RULES, SIZE_DISTRIBUTIONS
-from engine.workload.load import check_offered_load
 from engine.workload.sniff import sniff
 from engine.workload.validate import cluster_problems
 
@@ -277,8 +276,8 @@ def _upload_box(digest: str) -> dict[str, tuple[str, Workload]]:
 
 
 def recheck() -> WorkloadError | None:
-    """Whether the active workload still suits the cluster: every job fits and the offered
-    load is plausible (a loaded workload was checked against the cluster of its upload).
+    """Whether the active workload still suits the cluster: every job fits (a loaded
+    workload was checked against the cluster of its upload).
 
     Checked once per workload and cluster in a session.
     """
@@ -287,10 +286,6 @@ def recheck() -> WorkloadError | None:
     mark = (ss["workload_key"], cluster())
     if ss.get("recheck_mark") != mark:
         problems = list(cluster_problems(active.frame, cluster()))
-        try:
-            check_offered_load(active, cluster())
-        except WorkloadError as error:
-            problems += error.problems
         ss["recheck_error"] = WorkloadError(problems) if problems else None
         ss["recheck_mark"] = mark
     return ss["recheck_error"]

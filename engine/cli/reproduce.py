@@ -3,8 +3,8 @@
 Cells: generated workloads at loads 0.7, 0.85 and 1.0 on 32 and 64 GPUs (8x4, 16x4),
 ``--seeds`` seeds each (seeds 0, 1, ...: never used in training, whose workload seeds
 start at 1,000,000), plus the eight Pollux workloads on the Pollux testbed (16x4) from
-``--pollux-dir`` or the reference data's ``pollux/workloads`` (a named folder without
-them is an error; a missing default leaves the cell out, with a note). Per cell: mean
+``--pollux-dir`` or the copies shipped with the engine (a named folder without them is
+an error). Per cell: mean
 +- 95% CI of the average JCT per policy ("(1 run)" with one seed: no interval), and the
 % reduction of ``drl`` against ``threshold-optimal`` (oracle-tuned per workload); then
 the reduction averaged over the cells. For context, also
@@ -16,7 +16,6 @@ kind of workload would; it costs no extra runs.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +67,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="2 seeds of 100 jobs per cell and no Pollux traces (a smoke run)")
     traces.add_argument("--pollux-dir", type=Path, metavar="DIR",
                         help=f"folder of Pollux {POLLUX_TRACES} files (default "
-                             f"{pollux_workloads()}; left out if absent)")
+                             "the eight shipped with the engine)")
     add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--card", nargs="?", const=str(pretrained_dir()), metavar="DIR",
@@ -155,16 +154,12 @@ def evaluate(cell_list: list[Cell], executor: Executor | None = None) -> dict[st
 
 def run(args: argparse.Namespace) -> int:
     seeds, jobs = (2, 100) if args.quick else (args.seeds, GeneratorConfig().jobs)
-    files, left_out = ([], None) if args.quick else _pollux_files(args.pollux_dir)
-    if left_out is not None:
-        print(f"note: {left_out}", file=sys.stderr)
+    files = [] if args.quick else pollux_traces(args.pollux_dir or pollux_workloads())
     with executor_from(args) as executor:
         executor.start("engine.compare", "engine.policies.drl")  # while the cells are built
         import_in_background(TABLES)  # while the workers run: the tables come after them
         report = evaluate(cells(seeds, jobs, files), executor)
     report["setup"] = {"seeds": seeds, "jobs_per_generated_workload": jobs}
-    if left_out is not None:
-        report["setup"]["pollux_left_out"] = left_out
     if args.card:
         update_card({"evaluation": report}, args.card)
     if args.json:
@@ -172,20 +167,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(format_report(report))
     return 0
-
-
-def _pollux_files(given: Path | None) -> tuple[list[Path], str | None]:
-    """The Pollux cell's traces, and why it is left out (``None`` when it is not).
-
-    A folder the user named must hold them; only a missing default (a checkout without
-    the reference data) leaves the cell out, and the caller says so.
-    """
-    if given is not None:
-        return pollux_traces(given), None
-    try:
-        return pollux_traces(pollux_workloads()), None
-    except PolluxTracesMissing as missing:
-        return [], f"{missing}; the Pollux cell is left out (pass --pollux-dir)"
 
 
 def format_report(report: dict[str, Any]) -> str:

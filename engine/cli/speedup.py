@@ -1,7 +1,8 @@
 """``speedup``: the speedup and efficiency table the app plots, per model and GPU count.
 
-``--placements`` prints instead the default fits' error against the measurements per
-model and placement (``engine.speedup.placement_error``; needs ``../shared/data``).
+``--placements`` prints instead the job model's error against the measurements, per model,
+global batch the Pollux workloads use, and measured placement
+(``engine.speedup.placement_error``; needs the traces in ``../shared/data``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument(
         "--placements", action="store_true",
-        help="the measured models' fit error per placement, against Pollux's measurements",
+        help="the measured models' error per placement at the Pollux workloads' batch sizes, "
+             "against Pollux's measurements",
     )
     parser.set_defaults(handler=run)
 
@@ -57,12 +59,20 @@ def _placements(args: argparse.Namespace) -> int:
     if args.json:
         print_json(table.to_dict(orient="records"))
         return 0
-    print("speedup at each profile's reference local batch: measured (Pollux traces) vs the")
-    print("default fit; error = fitted / measured - 1. The fidelity command's table model")
-    print("reads the measured value itself.")
-    shown = table.assign(error=table["error"].map("{:+.0%}".format))
-    print(shown.round(2).to_string(index=False))
-    mean = table.assign(error=table["error"].abs()).groupby("model")["error"].agg(["mean", "max"])
-    print("mean / worst absolute error per model: " + ", ".join(
-        f"{m} {r['mean']:.0%} / {r['max']:.0%}" for m, r in mean.iterrows()))
+    table = table.assign(abs_error=table["error"].abs())
+    print("speedup vs 1 GPU at each global batch the Pollux workloads use: the job model")
+    print("(which knows GPUs and nodes) against every measured placement (Pollux traces);")
+    print("error = ours / measured - 1")
+    print(f"{'model':<12}{'batch':>7}{'placements':>12}{'median':>9}{'p90':>8}{'worst':>8}"
+          "  worst at")
+    for (model, batch), rows in table.groupby(["model", "batch_size"]):
+        worst = rows.loc[rows["abs_error"].idxmax()]
+        print(f"{model:<12}{batch:>7}{len(rows):>12}{rows['abs_error'].median():>9.1%}"
+              f"{rows['abs_error'].quantile(0.9):>8.1%}{worst['error']:>+8.1%}  "
+              f"{worst['placement']} ({worst['gpus']} GPUs on {worst['nodes']} nodes)")
+    over = table[table["abs_error"] > 0.15]
+    print(f"all: {len(table)} placements, median absolute error "
+          f"{table['abs_error'].median():.1%}, {len(over)} beyond 15%" + (": " + ", ".join(
+              f"{r.model} {r.batch_size} on {r.placement} {r.error:+.0%}"
+              for r in over.itertuples()) if len(over) else ""))
     return 0

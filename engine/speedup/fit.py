@@ -36,7 +36,7 @@ from engine.speedup.measured import (
     MeasuredProfile,
     profile_params,
 )
-from engine.speedup.traces import fullest_first, load_application
+from engine.speedup.traces import load_application
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared/data/pollux/traces"
 DEFAULT_WORKLOADS = DEFAULT_DATA.parent / "workloads"
@@ -46,8 +46,8 @@ SOURCE = (
 WORK_SOURCE = (
     "petuum/adaptdl osdi21-artifact simulator/applications.py: max_epochs per application, "
     "max_local_bsz = largest measured local batch (yolov3: 8), min_local_bsz = smallest; "
-    "configs = placements.csv (fullest-first placement, else the mean of the shape) and "
-    "scalability.csv means per local batch; efficiency = validation-<B>.csv progress "
+    "configs = means of placements.csv and scalability.csv rows per (gpus, nodes) and local "
+    "batch; efficiency = validation-<B>.csv progress "
     "(least over B), grad_sqr and grad_var for the first max_epochs epochs"
 )
 LOSS_SCALE = 0.05
@@ -128,24 +128,15 @@ def fit_quality(profile: MeasuredProfile, rows: pd.DataFrame) -> dict[str, float
 
 
 def measured_configs(name: str, trace_dir: Path) -> list[dict[str, Any]]:
-    """Step and sync time per ``(gpus, nodes)`` and local batch, as the artifact reads them.
-
-    The fullest-first placement of a shape (``44`` for 8 GPUs on 2 nodes) where it was
-    measured; else the mean over the shape's measured placements and scale rows, which
-    is what the artifact's linear interpolation returns at that point.
+    """Step and sync time per ``(gpus, nodes)`` and local batch: the mean over every
+    placement of that shape (``1133``, ``1313``, ``2222`` ... for 8 GPUs on 4 nodes) and
+    scale row. The job model knows only the shape, and single placements are noisy
+    (``1442`` and ``1424`` differ by a third for cifar10), so the mean is its best guess.
     """
-    app = load_application(name, trace_dir.parent)
     rows = load_measurements(trace_dir)
-    placements = pd.read_csv(trace_dir / "placements.csv", dtype={"placement": str})
     configs = []
     for (gpus, nodes), group in rows.groupby(["gpus", "nodes"]):
-        chosen = group
-        if gpus <= 4 * nodes:
-            key = min_rotation(fullest_first(int(gpus), int(nodes)))
-            exact = placements[placements["placement"].map(min_rotation) == key]
-            if len(exact):
-                chosen = exact
-        means = chosen.groupby("local_bsz")[["step_time", "sync_time"]].mean().sort_index()
+        means = group.groupby("local_bsz")[["step_time", "sync_time"]].mean().sort_index()
         configs.append({
             "gpus": int(gpus),
             "nodes": int(nodes),
@@ -153,14 +144,7 @@ def measured_configs(name: str, trace_dir: Path) -> list[dict[str, Any]]:
             "step_time": [float(f"{v:.6g}") for v in means["step_time"]],
             "sync_time": [float(f"{v:.6g}") for v in means["sync_time"]],
         })
-    assert app.name == name
     return configs
-
-
-def min_rotation(placement: str | tuple[int, ...]) -> str:
-    """A placement's key as the artifact looks it up: its least rotation."""
-    text = "".join(map(str, placement))
-    return min(text[i:] + text[:i] for i in range(len(text)))
 
 
 def application_entry(name: str, trace_dir: Path, batches: dict[int, int]) -> dict[str, Any]:

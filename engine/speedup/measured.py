@@ -11,9 +11,8 @@ artifact's traces by ``python -m engine.speedup.fit`` (which records its source 
 command); nothing reads the traces at run time. Per model it holds:
 
 * ``configs``: the step and sync time measured on each ``(gpus, nodes)`` at each local
-  batch (the fullest-first placement where measured, as the artifact reads it, else
-  the mean over placements of that shape); linear in the local batch between
-  measurements, as the artifact interpolates;
+  batch (the mean over the placements of that shape); linear in the local batch
+  between measurements, as the artifact interpolates;
 * ``efficiency``: per epoch of the model's ``max_epochs``, the training progress and
   the gradient statistics measured at each validated global batch, from which the
   steps to finish at any batch follow as the artifact computes them (``epoch_steps``);
@@ -180,11 +179,22 @@ class Application:
 
     def throughput(self, gpus: int, nodes: int, local_bsz: float) -> tuple[float, float]:
         """(step time, sync time) in seconds on ``gpus`` GPUs over ``nodes`` nodes."""
-        fitted_step = float(self.profile.step_time(gpus, nodes, local_bsz))
-        fitted_sync = float(self.profile.sync_time(gpus, nodes))
+        if (gpus, nodes) in self.configs:
+            return self._measured((gpus, nodes), local_bsz)
         step_ratio, sync_ratio = self._ratios(gpus, nodes, local_bsz)
-        step = fitted_step * step_ratio
-        return step, min(step, fitted_sync * sync_ratio)
+        step = float(self.profile.step_time(gpus, nodes, local_bsz)) * step_ratio
+        return step, min(step, float(self.profile.sync_time(gpus, nodes)) * sync_ratio)
+
+    def _measured(self, shape: tuple[int, int], local_bsz: float) -> tuple[float, float]:
+        """A measured shape's times, linear between measured local batches; beyond them the
+        step follows the fitted model from the nearest measured batch."""
+        local, step, sync = self.configs[shape]
+        b = float(np.clip(local_bsz, local[0], local[-1]))
+        at_b = float(np.interp(b, local, step))
+        if b != local_bsz:
+            at_b *= float(self.profile.step_time(*shape, local_bsz) /
+                          self.profile.step_time(*shape, b))
+        return at_b, min(at_b, float(np.interp(b, local, sync)))
 
     def _ratios(self, gpus: int, nodes: int, local_bsz: float) -> tuple[float, float]:
         """Measured over fitted (step, sync) at this shape: exact where measured, else
@@ -211,15 +221,10 @@ class Application:
         return float(np.interp(gpus, ks, ratios[:, 0])), float(np.interp(gpus, ks, ratios[:, 1]))
 
     def _measured_ratio(self, shape: tuple[int, int], local_bsz: float) -> tuple[float, float]:
-        local, step, sync = self.configs[shape]
-        b = float(np.clip(local_bsz, local[0], local[-1]))
-        gpus, nodes = shape
-        fitted_sync = float(self.profile.sync_time(gpus, nodes))
-        measured_sync = float(np.interp(b, local, sync))
-        return (
-            float(np.interp(b, local, step)) / float(self.profile.step_time(gpus, nodes, b)),
-            measured_sync / fitted_sync if fitted_sync > 0 else 1.0,
-        )
+        step, sync = self._measured(shape, local_bsz)
+        fitted_sync = float(self.profile.sync_time(*shape))
+        return (step / float(self.profile.step_time(*shape, local_bsz)),
+                sync / fitted_sync if fitted_sync > 0 else 1.0)
 
 
 @lru_cache(maxsize=1)

@@ -1,44 +1,54 @@
-"""How far the default fitted speedups are from the measurements, per placement.
+"""How far the shipped job model is from the measurements, per measured placement.
 
-The default models (``measured.py``) are smooth fits; where placement matters most
-(8 GPUs on 2 full nodes) they can be far off. This compares them, at each profile's
-reference local batch, with the speedup measured on the placement the artifact's table
-model (``engine.speedup.artifact``, used by ``fidelity``) reads for the same
-``(gpus, nodes)``: the fullest-first one, linear in local batch between measured ones.
-The table model is exact there by construction; between measured placements it
-interpolates linearly, as the Pollux simulator does.
+For each model at each global batch its Pollux workload jobs use, the speedup of
+:class:`engine.speedup.measured.FixedBatchJob` on ``(gpus, nodes)`` is compared with the
+speedup the artifact reads from the raw traces on every placement ever measured with
+that many GPUs and nodes (``placements.csv``: ``1112``, ``1211``, ...; ``scalability.csv``:
+up to 16 nodes and 64 GPUs), through the artifact's own job step
+(``engine.speedup.traces``). The job model sees only ``(gpus, nodes)``, so placements of
+the same shape but another spread show what that abstraction costs. Needs the traces
+(``../shared/data``); ``python -m engine speedup --placements`` prints it.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from engine.speedup.artifact import fullest_first, load_application
-from engine.speedup.measured import MEASURED_MODELS, load_profile
+from engine.speedup.measured import MEASURED_MODELS, measured_job, workload_batches
+from engine.speedup.traces import fullest_first, load_application
 
-PLACEMENTS: tuple[tuple[int, int], ...] = (
-    (2, 1), (2, 2), (4, 1), (4, 2), (4, 4), (8, 2), (8, 3), (8, 4), (12, 3), (16, 4),
-)
-"""The (gpus, nodes) pairs reported: packed sizes and their spread-out alternatives."""
+
+def measured_placements(name: str) -> list[tuple[int, ...]]:
+    """Every placement measured for ``name``: GPUs per node, one entry per node."""
+    app = load_application(name)
+    seen = {tuple(int(d) for d in str(p)) for p in app.placements["placement"].unique()}
+    for nodes, gpus in app.scalability[["num_nodes", "num_replicas"]].drop_duplicates(
+            ).itertuples(index=False):
+        seen.add(fullest_first(int(gpus), int(nodes)))
+    return sorted(seen, key=lambda p: (sum(p), len(p), p))
 
 
 def placement_errors(models: tuple[str, ...] = MEASURED_MODELS) -> pd.DataFrame:
-    """``model, gpus, nodes, placement, measured, fitted, error`` (fitted / measured - 1)."""
+    """``model, batch_size, gpus, nodes, placement, measured, ours, error`` rows, one per
+    model, workload batch and measured multi-GPU placement the batch can use
+    (``error`` = ours / measured - 1)."""
     rows = []
+    batches = workload_batches()
     for name in models:
-        app, profile = load_application(name), load_profile(name)
-        bsz = profile.local_bsz
-        lone, _ = app.throughput((1,), bsz)
-        for gpus, nodes in PLACEMENTS:
-            placement = fullest_first(gpus, nodes)
-            try:
-                step, _ = app.throughput(placement, bsz)
-            except ValueError:  # not measured at this local batch
-                continue
-            measured = gpus * lone / step
-            fitted = profile.speedup(gpus, nodes)
-            label = "".join(map(str, sorted(placement)))
-            rows.append((name, gpus, nodes, label, measured, fitted, fitted / measured - 1))
-    return pd.DataFrame(
-        rows, columns=["model", "gpus", "nodes", "placement", "measured", "fitted", "error"]
-    )
+        app = load_application(name)
+        for batch in sorted(batches.get(name, {})):
+            job = measured_job(name, batch)
+            lone = app.duration(batch, 1, 1)
+            for placement in measured_placements(name):
+                gpus, nodes = sum(placement), len(placement)
+                if gpus == 1 or gpus > job.max_gpus:
+                    continue
+                try:
+                    measured = lone / app.duration(batch, gpus, nodes, placement)
+                except ValueError:  # the local batch was never measured there
+                    continue
+                ours = job.speedup(gpus, nodes)
+                label = "".join(map(str, placement)) if nodes <= 4 else f"{nodes}x{gpus // nodes}"
+                rows.append((name, batch, gpus, nodes, label, measured, ours, ours / measured - 1))
+    return pd.DataFrame(rows, columns=["model", "batch_size", "gpus", "nodes", "placement",
+                                       "measured", "ours", "error"])

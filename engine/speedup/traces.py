@@ -134,21 +134,24 @@ class Application:
             memo[batch_size] = progress / gain
         return memo[batch_size]
 
-    def step_time(self, batch_size: int, gpus: int, nodes: int) -> tuple[float, int]:
-        """Seconds per step at global ``batch_size`` on ``gpus`` GPUs over ``nodes``, and
-        the batch actually trained (the artifact caps the local batch)."""
+    def step_time(self, batch_size: int, gpus: int, nodes: int,
+                  placement: tuple[int, ...] | None = None) -> tuple[float, int]:
+        """Seconds per step at global ``batch_size`` on ``gpus`` GPUs over ``nodes`` (on
+        ``placement``, default the fullest-first one), and the batch actually trained
+        (the artifact caps the local batch)."""
         local = math.ceil(batch_size / gpus - 1e-8)
         accum = math.ceil(local / self.max_local_bsz - 1e-8) - 1
         if gpus == 1 and batch_size > self.init_batch_size:
             accum = max(1, accum)
         atomic = math.ceil(local / (accum + 1) - 1e-8)
         atomic = min(atomic, int(self.max_batch_size / (gpus * (accum + 1))))
-        step, sync = self.throughput(fullest_first(gpus, nodes), atomic)
+        step, sync = self.throughput(placement or fullest_first(gpus, nodes), atomic)
         return step + (step - sync) * accum, gpus * atomic * (accum + 1)
 
-    def duration(self, batch_size: int, gpus: int, nodes: int) -> float:
+    def duration(self, batch_size: int, gpus: int, nodes: int,
+                 placement: tuple[int, ...] | None = None) -> float:
         """Seconds a job at global ``batch_size`` trains on ``gpus`` GPUs over ``nodes``."""
-        seconds, trained = self.step_time(batch_size, gpus, nodes)
+        seconds, trained = self.step_time(batch_size, gpus, nodes, placement)
         return seconds * self.steps(trained)
 
 

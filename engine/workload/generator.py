@@ -34,8 +34,9 @@ POLLUX_BAND = (0.5, 0.8)
 """Scaling efficiencies Pollux's users picked their GPU counts in (OSDI'21, sec. 5.1)."""
 PHILLY_SIZES = Path(__file__).with_name("philly_sizes.json")
 MAX_OFFERED_LOAD = 5.0
-"""Beyond this the queue only grows and every policy's JCT is the arrival span: a typo,
-not an experiment. Files over it are refused too (``load.check_offered_load``)."""
+"""The most a generated workload may offer: beyond it the queue only grows and every
+policy's JCT is the arrival span. Files are never refused for their load
+(``load.load_note`` says what it means)."""
 MAX_GENERATED_JOBS = 1_000_000
 """Most jobs one config may ask for: a million already take about 750 MB as a frame
 plus Jobs and about half a minute to simulate; ten million would be a typo that fills

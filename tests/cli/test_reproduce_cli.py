@@ -12,7 +12,7 @@ import pytest
 
 from engine.cli import main, reproduce
 from engine.cluster import Cluster
-from engine.paths import DATA_ENV
+from engine.paths import pollux_workloads
 
 TRACE = """\
 name,time,application,num_replicas,batch_size
@@ -58,30 +58,20 @@ def test_a_named_folder_with_traces_gets_the_pollux_cell(one_small_cell, tmp_pat
     assert err == ""
 
 
-def test_the_default_folder_comes_from_the_reference_data(one_small_cell, tmp_path, monkeypatch,
-                                                          capsys):
-    _traces(tmp_path / "pollux" / "workloads")
-    monkeypatch.setenv(DATA_ENV, str(tmp_path))
-    assert main(["reproduce", "--seeds", "1", "--workers", "1", "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["cells"][-1]["cell"].startswith("Pollux traces (1)")
+def test_the_default_folder_is_the_eight_workloads_shipped_with_the_engine(monkeypatch):
+    seen = []
+    monkeypatch.setattr(reproduce, "pollux_traces", lambda folder: seen.append(folder) or [])
+    monkeypatch.setattr(reproduce, "evaluate", lambda *a, **k: {"cells": []})
+    monkeypatch.setattr(reproduce, "format_report", lambda report: "")
+    assert main(["reproduce", "--seeds", "1", "--workers", "1"]) == 0
+    assert seen == [pollux_workloads()]
+    assert sorted(p.name for p in pollux_workloads().glob("workload-*.csv")) == [
+        f"workload-{n}.csv" for n in range(1, 9)]
+    assert "Apache" in (pollux_workloads() / "NOTICE.md").read_text()
 
 
-def test_a_missing_default_folder_leaves_the_cell_out_and_says_so(one_small_cell, tmp_path,
-                                                                  monkeypatch, capsys):
-    monkeypatch.setenv(DATA_ENV, str(tmp_path))
-    assert main(["reproduce", "--seeds", "1", "--workers", "1", "--json"]) == 0
-    out, err = capsys.readouterr()
-    (note,) = err.splitlines()
-    assert note.startswith(f"note: {tmp_path / 'pollux' / 'workloads'}: no such folder")
-    assert "Pollux cell is left out" in note and "--pollux-dir" in note
-    report = json.loads(out)
-    assert [c["cell"] for c in report["cells"]] == ["8 GPUs, load 0.9"]
-    assert report["setup"]["pollux_left_out"] == note.removeprefix("note: ")
-
-
-def test_one_seed_prints_no_interval_and_json_null(one_small_cell, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv(DATA_ENV, str(tmp_path))
+def test_one_seed_prints_no_interval_and_json_null(one_small_cell, monkeypatch, capsys):
+    monkeypatch.setattr(reproduce, "pollux_traces", lambda folder: [])
     assert main(["reproduce", "--seeds", "1", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "nan" not in out and "+-" not in out

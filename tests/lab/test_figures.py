@@ -21,7 +21,8 @@ def test_gpu_rows_never_overlap_and_cover_every_gpu_of_every_run() -> None:
     cluster = Cluster(4, 4)
     sim = simulated(cluster)
     rows = GpuRows(cluster)
-    rows.add(sim.finished[: len(sim.finished) // 2])  # incrementally, as the live page does
+    started = sorted(sim.finished, key=lambda run: run.start)
+    rows.add(started[: len(started) // 2])  # incrementally in start order, as Live does
     rows.add(sim.finished)
     busy: dict[int, list[tuple[float, float]]] = {}
     per_node: dict[int, dict[int, int]] = {}
