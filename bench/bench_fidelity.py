@@ -1,8 +1,8 @@
 """Speed against the Pollux simulator: one run per policy on workload-6, 16 x 4 GPUs.
 
 The bar (issue 15): each of our runs at least 50x faster than the artifact's on the same
-workload. Ours is the CPU time of ``simulate`` once the traces are loaded (best of 3;
-loading the traces and importing scipy, once per process, printed apart). The
+workload. Ours is the CPU time of ``simulate`` once the jobs are built (best of 3;
+loading the workload and the shipped job tables, once per process, printed apart). The
 artifact's is its wall time for ``python3 simulator.py --policy P workloads/workload-6.csv``:
 run it here with ``--artifact PYTHON --simulator DIR`` (a separate environment with
 numpy 1.23, pandas 1.5, scipy 1.10 and pymoo 0.4.2.1, and the artifact's ``simulator/``
@@ -20,10 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from engine.cli.fidelity import CLUSTER, OURS, RESTART_DELAY, artifact_jobs
-from engine.paths import pollux_workloads
-from engine.policies import make_policy
-from engine.simulator import simulate
+from engine.cli.fidelity import CLUSTER, OURS, workload_jobs
+from engine.run import run_policy
 
 MEASURED = {"tiresias": 11.1, "optimus": 37.3}
 """The artifact's wall seconds on workload-6 here (2026-12-04), printing the published
@@ -39,14 +37,13 @@ def artifact_seconds(python: str, simulator: Path, policy: str) -> float:
     return time.perf_counter() - started
 
 
-def ours_seconds(path: Path, theirs: str) -> float:
-    """Best of 3 CPU seconds of our run of the artifact's ``theirs`` on ``path``."""
+def ours_seconds(theirs: str) -> float:
+    """Best of 3 CPU seconds of our run of the artifact's ``theirs`` on workload-6."""
     best = math.inf
     for _ in range(3):
-        jobs = artifact_jobs(path, theirs)
+        jobs = workload_jobs("workload-6", theirs)
         started = time.process_time()
-        simulate(jobs, CLUSTER, make_policy(OURS[theirs]),
-                 restart_delay=RESTART_DELAY, start_delay=RESTART_DELAY)
+        run_policy(OURS[theirs], jobs, CLUSTER)
         best = min(best, time.process_time() - started)
     return best
 
@@ -56,14 +53,13 @@ def main() -> None:
     parser.add_argument("--artifact", help="the Python of an environment that runs the artifact")
     parser.add_argument("--simulator", type=Path, help="the artifact's simulator/ folder")
     args = parser.parse_args()
-    path = pollux_workloads() / "workload-6.csv"
     began = time.process_time()
     for theirs in OURS:
-        artifact_jobs(path, theirs)
-    print(f"traces loaded, job models built: "
+        workload_jobs("workload-6", theirs)
+    print(f"workload loaded, job models built: "
           f"{time.process_time() - began:.2f} CPU s")
     for theirs, ours in OURS.items():
-        mine = ours_seconds(path, theirs)
+        mine = ours_seconds(theirs)
         if theirs not in MEASURED:
             print(f"{ours:<16} workload-6: {mine:.3f} CPU s (the artifact's {theirs} not timed)")
             continue
