@@ -1,9 +1,9 @@
 """The wheel works outside a checkout: weights found and verified, CLI and app start.
 
 The wheel is built from this checkout and installed into a fresh virtual environment
-that borrows the dependencies already installed (``--system-site-packages``), so the
-test needs no network; every command runs from an empty folder, so nothing of the
-checkout is on ``sys.path``.
+that borrows the dependencies of the interpreter running the tests (see
+:func:`borrow_site_packages`), so the test needs no network; every command runs from an
+empty folder, so nothing of the checkout is on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import socket
 import subprocess
 import sys
@@ -22,6 +23,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def borrow_site_packages(python: Path) -> None:
+    """Put this interpreter's site-packages on ``python``'s path, after its own.
+
+    ``--system-site-packages`` would borrow the *base* interpreter's packages, which in a
+    virtual environment are not the ones README's install put there. The folders are
+    listed as plain paths, so their ``.pth`` files (an editable install of this checkout
+    among them) are not run: ``engine`` and ``lab`` come from the wheel alone.
+    """
+    ours = [*site.getsitepackages(), *([site.getusersitepackages()] if site.ENABLE_USER_SITE
+                                        else [])]
+    (target,) = python.parent.parent.glob("lib/python*/site-packages")
+    (target / "_borrowed.pth").write_text("".join(f"{folder}\n" for folder in ours))
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +56,9 @@ def installed(tmp_path_factory) -> Path:
                     "--no-build-isolation", "-w", str(work / "dist"), str(source)],
                    check=True, capture_output=True)
     (wheel,) = (work / "dist").glob("*.whl")
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(work / "venv")
+    venv.EnvBuilder(with_pip=False).create(work / "venv")
     python = work / "venv" / "bin" / "python"
+    borrow_site_packages(python)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
                     "--no-deps", str(wheel)], check=True, capture_output=True)
     return python
