@@ -190,3 +190,14 @@ def test_a_philly_row_with_no_gpus_is_a_row_error(tmp_path, capsys):
         assert main([command, "--workload", str(trace)]) == 2
         err = capsys.readouterr().err
         assert "row 3, column 'num_gpus'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv0", "shown"), [
+    ("/venv/bin/moldable-lab", "moldable-lab"),
+    ("/src/engine/__main__.py", "python -m engine"),
+])
+def test_the_usage_line_names_the_command_the_user_typed(argv0, shown, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [argv0, "simulate", "--help"])
+    with pytest.raises(SystemExit):
+        main()
+    assert capsys.readouterr().out.startswith(f"usage: {shown} simulate")

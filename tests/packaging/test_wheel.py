@@ -86,6 +86,13 @@ def test_drl_runs_from_another_folder(installed, tmp_path):
     assert json.loads(out.stdout)["completed"] == 10
 
 
+def test_the_console_script_names_itself_in_its_usage_line(installed, tmp_path):
+    out = subprocess.run([str(installed.parent / "moldable-lab"), "simulate", "--help"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("usage: moldable-lab simulate"), out.stdout
+
+
 def test_a_tampered_weights_file_is_one_message_and_exit_2(installed, tmp_path):
     folder = tmp_path / "weights"
     shipped = run(installed, tmp_path, "-c", "import engine.paths as p; print(p.pretrained_dir())")
