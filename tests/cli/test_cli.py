@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -201,3 +202,11 @@ def test_the_usage_line_names_the_command_the_user_typed(argv0, shown, monkeypat
     with pytest.raises(SystemExit):
         main()
     assert capsys.readouterr().out.startswith(f"usage: {shown} simulate")
+
+
+def test_simulate_prints_times_with_their_units(capsys):
+    assert main(["simulate", "--jobs", "40", "--seed", "3"]) == 0
+    lines = dict(line.strip().split(": ", 1) for line in capsys.readouterr().out.splitlines()[1:])
+    assert re.fullmatch(r"[\d,]+ s \([\d.]+ (min|h)\)", lines["avg_jct"]), lines["avg_jct"]
+    assert re.fullmatch(r"[\d,]+ s( \([\d.]+ (min|h|days)\))?", lines["makespan"])
+    assert re.fullmatch(r"\d\.\d{3}", lines["utilization"])  # a ratio keeps its digits
