@@ -79,6 +79,14 @@ def test_engine_comes_from_the_wheel_with_its_weights(installed, tmp_path):
     assert (Path(weights) / "drl_policy.npz").is_file()
 
 
+def test_the_wheel_uses_the_packages_of_the_python_running_the_tests(installed, tmp_path):
+    """In a virtual environment these are the venv's, not its base interpreter's."""
+    import pandas
+
+    out = run(installed, tmp_path, "-c", "import pandas; print(pandas.__file__)")
+    assert out.stdout.strip() == pandas.__file__, out.stderr
+
+
 def test_drl_runs_from_another_folder(installed, tmp_path):
     out = run(installed, tmp_path, "-m", "engine", "simulate", "--jobs", "10",
               "--policy", "drl", "--json")
