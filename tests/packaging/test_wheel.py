@@ -15,6 +15,7 @@ import site
 import socket
 import subprocess
 import sys
+import tarfile
 import time
 import urllib.request
 import venv
@@ -40,12 +41,12 @@ def borrow_site_packages(python: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The python of a venv with the freshly built wheel installed."""
+def built(tmp_path_factory) -> tuple[Path, Path]:
+    """A clean copy of the checkout (its git files) and the wheel pip built from it."""
     if shutil.which("git") is None:
         pytest.skip("git is needed to copy the checkout")
     work = tmp_path_factory.mktemp("wheel")
-    source = work / "src"  # a clean copy: build artefacts never land in the checkout
+    source = work / "src"  # a copy: were the backend to leave build/, the checkout is safe
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout.split()
     for name in files:
@@ -56,6 +57,34 @@ def installed(tmp_path_factory) -> Path:
                     "--no-build-isolation", "-w", str(work / "dist"), str(source)],
                    check=True, capture_output=True)
     (wheel,) = (work / "dist").glob("*.whl")
+    return source, wheel
+
+
+def test_building_leaves_nothing_beside_the_sources(built):
+    """``pip install .`` in a checkout must not leave build/ or *.egg-info/ there."""
+    source, _ = built
+    tracked = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    expected = {name.split("/")[0] for name in tracked if (ROOT / name).is_file()}
+    assert {p.name for p in source.iterdir()} == expected
+
+
+def test_an_sdist_carries_the_build_backend_it_needs(built, tmp_path):
+    source, _ = built
+    subprocess.run([sys.executable, "-c", f"import out_of_tree; "
+                    f"out_of_tree.build_sdist({str(tmp_path)!r})"],
+                   cwd=source, env={**os.environ, "PYTHONPATH": str(source / "backend")},
+                   check=True, capture_output=True)
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        assert any(n.endswith("/backend/out_of_tree.py") for n in archive.getnames())
+
+
+@pytest.fixture(scope="module")
+def installed(built, tmp_path_factory) -> Path:
+    """The python of a venv with the freshly built wheel installed."""
+    _, wheel = built
+    work = tmp_path_factory.mktemp("venv")
     venv.EnvBuilder(with_pip=False).create(work / "venv")
     python = work / "venv" / "bin" / "python"
     borrow_site_packages(python)
