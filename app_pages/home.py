@@ -66,5 +66,7 @@ if st.session_state.get("home_ran"):
 with findings, ui.inline_errors():
     for index in range(len(scenarios.SCENARIOS)):
         show(scenarios.outcome(index))
+    if (missing := scenarios.missing_trace()) is not None:
+        st.info(missing)
     if state.is_default():  # the same default demo for the whole class: ready before asked
         scenarios.warm(key, scenario)

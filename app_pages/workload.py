@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine.paths import shared_data
+from engine.paths import DATA_ENV, shared_data
 from engine.speedup import MODEL_NAMES
 from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
 from lab import figures, state, ui
@@ -104,6 +104,10 @@ with import_tab:
         last = state.last_load()
         if last is not None and last[0] == "reference" and last[1] is not None:
             ui.show_error(last[1], kept=KEPT)
+    else:
+        st.info(f"No reference traces: they are read from `{shared_data()}`, which has none "
+                "(Pollux `pollux/workloads/workload-*.csv`, `swf/*.swf`, `philly.csv`). Set "
+                f"`{DATA_ENV}` to the folder holding them and restart the app.")
 
 workload = state.workload()
 cluster = state.cluster()

@@ -23,7 +23,7 @@ from engine.cluster import Cluster
 from engine.compare import compare, mean_ci, summarize_comparison
 from engine.job import Job
 from engine.parallel import Progress
-from engine.paths import pollux_workloads
+from engine.paths import DATA_ENV, pollux_workloads
 from engine.policies import display_name
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
 from lab import runs, state
@@ -67,6 +67,15 @@ SCENARIOS = (
                 "on its 64-GPU testbed: one workload, so no interval.", trace=POLLUX_TRACE)]
       if POLLUX_TRACE.is_file() else []),
 )
+
+
+def missing_trace() -> str | None:
+    """Why Home has no real-trace scenario, in words a lecturer can act on (None: it has)."""
+    if POLLUX_TRACE.is_file():
+        return None
+    return (f"The real-trace scenario is missing: it reads the Pollux paper's workload 6 from "
+            f"`{POLLUX_TRACE}`, which is not there. Set `{DATA_ENV}` to the reference data "
+            "folder (the one holding `pollux/workloads/`) and restart the app.")
 
 
 @dataclass(frozen=True)

@@ -169,3 +169,11 @@ def test_the_default_demo_is_ready_before_anyone_asks(monkeypatch) -> None:
     monkeypatch.setattr(scenarios, "compute", refuse)
     at.button(key="home_run").click().run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
+
+
+def test_without_the_real_trace_home_says_what_is_missing(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(scenarios, "POLLUX_TRACE", tmp_path / "workload-6.csv")
+    at = open_app()
+    assert not at.exception
+    (note,) = [i.value for i in at.info if "real-trace scenario is missing" in i.value]
+    assert str(tmp_path / "workload-6.csv") in note and "MOLDABLE_LAB_DATA" in note

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from apptest_helpers import open_app, texts
 
-from engine.paths import shared_data
+from engine.paths import DATA_ENV, shared_data
 
 GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
 BAD = b"submit_time,runtime_1gpu,model\n0,3600,bert\n60,-5,bert\n90,100,resnet9000\n"
@@ -173,3 +173,11 @@ def test_an_upload_is_sniffed_once(monkeypatch) -> None:
     monkeypatch.setattr(engine.workload.load, "sniff", refuse)
     at = uploaded_pollux("upload_csv")
     assert "read as a POLLUX trace" in texts(at)
+
+
+def test_without_reference_data_the_import_tab_says_what_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "nowhere"))
+    at = open_app("workload")
+    assert not at.exception
+    (note,) = [i.value for i in at.info if "No reference traces" in i.value]
+    assert str(tmp_path / "nowhere") in note and DATA_ENV in note
