@@ -8,6 +8,7 @@ import streamlit as st
 
 from engine.paths import DATA_ENV, shared_data
 from engine.speedup import MODEL_NAMES
+from engine.units import unit_for
 from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
 from lab import figures, state, ui
 
@@ -119,10 +120,12 @@ left.selectbox("job mode", state.JOB_MODES, **state.bind("mode"),
 right.caption("**rigid**: exactly the GPUs requested; **moldable**: the scheduler picks the "
               "count when the job starts; **malleable**: resizable while it runs, which only "
               "an elastic policy (tiresias, optimus-elastic, afs-elastic) does.")
+span = float(frame["submit_time"].max())
+unit = unit_for(span)  # the card and the arrivals chart read in one unit
 ui.metric_cards([
     ("jobs", f"{len(workload):,}", None),
     ("offered load", f"{offered_load(workload, cluster):.2f}", None),
-    ("arrivals span", figures.duration(float(frame["submit_time"].max())), None),
+    ("arrivals span", unit.format(span), None),
     ("models", f"{frame['model'].nunique()}", None),
 ])
 for note in workload.notes:
@@ -136,7 +139,7 @@ st.download_button("Download the workload as CSV", to_csv_bytes(workload),
                    f"{workload.name}.csv", "text/csv", on_click="ignore")
 left, right = st.columns(2)
 with left:
-    ui.chart(figures.arrivals_figure(frame), key="wl_arrivals")
+    ui.chart(figures.arrivals_figure(frame, unit), key="wl_arrivals")
     ui.chart(figures.model_mix_figure(frame), key="wl_mix")
 with right:
     ui.chart(figures.size_figure(frame), key="wl_sizes")

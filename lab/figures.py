@@ -22,6 +22,7 @@ from engine.policies import display_name, policy_entry
 from engine.protocol import RunningJob
 from engine.simulator.results import Decision, decision_table
 from engine.speedup.table import speedup_table
+from engine.units import HOUR, TimeUnit, unit_for
 from engine.workload.models import speedup_models
 
 PALETTE: tuple[str, ...] = (
@@ -84,11 +85,6 @@ def label(name: str) -> str:
     return entry.title if entry else name
 
 
-def time_unit(span_seconds: float) -> tuple[str, float]:
-    """The unit a time axis reads best in for ``span_seconds``: minutes, else hours."""
-    return ("min", 60.0) if span_seconds <= 3 * 3600 else ("h", 3600.0)
-
-
 _CHECKED_TEMPLATE = go.layout.Template(TEMPLATE)
 """:data:`TEMPLATE` validated once: a validated figure handed the dict validates all of it
 again (about 25 ms a chart, most of a page's server time when a class opens it at once)."""
@@ -101,14 +97,9 @@ def _styled(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
 
 
 def duration(seconds: float) -> str:
-    """Seconds in the unit a metric card reads best in (s, min or h)."""
-    if not math.isfinite(seconds):
-        return "–"
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.2f} h"
+    """A lone time (a card, the decision log) in the unit its own scale reads best in;
+    where several times share a page, pass them one :class:`TimeUnit` instead."""
+    return unit_for(seconds).format(seconds)
 
 
 # -- the live Gantt chart --------------------------------------------------------------
@@ -214,7 +205,8 @@ def gantt_figure(
     preemption leaves a gap, and each restart delay is a hatched grey bar.
     """
     cluster = rows.cluster
-    unit, scale = time_unit(max(now, span))
+    unit = unit_for(max(now, span))
+    scale = unit.seconds
     groups: dict[str, dict[str, list]] = {}
     by_model = colour_by == "model"
 
@@ -273,7 +265,7 @@ def gantt_figure(
         "meta": {"clock": now},
         # fixed margins: automargin makes plotly lay the chart out twice per frame
         "margin": {"l": 80, "r": 10, "t": 90, "b": 60},
-        "xaxis": {"title": {"text": f"time ({unit})"}, "automargin": False,
+        "xaxis": {"title": {"text": f"time ({unit.symbol})"}, "automargin": False,
                   "range": [0, max(now, 1.0) / scale * 1.02]},
         "yaxis": {
             "range": [total - 0.5, -0.5], "showgrid": False, "automargin": False,
@@ -293,8 +285,9 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
     Built without validation, like :func:`gantt_figure`, because the live page redraws it.
     """
     colours = colour_map(timelines)
-    unit, scale = time_unit(max((float(tl["time"].max()) for tl in timelines.values()
-                                 if len(tl)), default=0.0))
+    unit = unit_for(max((float(tl["time"].max()) for tl in timelines.values() if len(tl)),
+                        default=0.0))
+    scale = unit.seconds
     data = []
     for name, tl in timelines.items():
         line = {"shape": "hv", "color": colours[name], "width": 2.5}
@@ -307,7 +300,7 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
         **LAYOUT,
         "height": 420,
         "showlegend": len(timelines) > 1,
-        "xaxis": {"title": {"text": f"time ({unit})"}, "anchor": "y2"},
+        "xaxis": {"title": {"text": f"time ({unit.symbol})"}, "anchor": "y2"},
         "yaxis": {"domain": [0.56, 1], "tickformat": ".0%", "range": [0, 1.05],
                   "title": {"text": "GPU utilization"}},
         "yaxis2": {"domain": [0, 0.44], "title": {"text": "jobs waiting"}, "rangemode": "tozero"},
@@ -318,18 +311,21 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
 # -- workloads --------------------------------------------------------------------------
 
 
-def arrivals_figure(frame: pd.DataFrame) -> go.Figure:
-    """Jobs submitted per time bin, stacked by model: shows bursts a policy must absorb."""
+def arrivals_figure(frame: pd.DataFrame, unit: TimeUnit | None = None) -> go.Figure:
+    """Jobs submitted per time bin, stacked by model: shows bursts a policy must absorb.
+
+    Time is in ``unit`` (default: the one the arrivals' span reads best in)."""
     fig = go.Figure()
     colours = colour_map(sorted(frame["model"].unique()))
     bins = min(60, max(10, len(frame) // 5))
     span = float(frame["submit_time"].max()) if len(frame) else 0.0
-    size = span / bins if span > 0 else 1.0
+    unit = unit or unit_for(span)
+    size = unit.of(span) / bins if span > 0 else 1.0
     for model, colour in colours.items():
-        part = frame.loc[frame["model"] == model, "submit_time"]
+        part = unit.of(frame.loc[frame["model"] == model, "submit_time"])
         fig.add_trace(go.Histogram(x=part, name=model, marker_color=colour,
                                    xbins={"start": 0, "size": size}))
-    fig.update_xaxes(title="submit time (s)")
+    fig.update_xaxes(title=f"submit time ({unit.symbol})")
     fig.update_yaxes(title="jobs")
     return _styled(fig, "Arrivals over time", barmode="stack", height=320)
 
@@ -390,39 +386,43 @@ def jct_bar_figure(
     ci95: pd.Series | None = None,
     lower_bound: float | None = None,
     highlight: str = "drl",
+    unit: TimeUnit | None = None,
 ) -> go.Figure:
-    """Average JCT per policy (best first), with 95% CIs and the no-contention bound."""
+    """Average JCT per policy (best first), with 95% CIs and the no-contention bound, in
+    ``unit`` (default: the one the largest bar reads best in)."""
     order = means.sort_values().index
+    unit = unit or unit_for(float(means.max()) if len(means) else 0.0)
     error = None
     if ci95 is not None and ci95.notna().any():
-        error = {"type": "data", "array": ci95[order].fillna(0).to_numpy() / 3600.0}
+        error = {"type": "data", "array": unit.of(ci95[order].fillna(0).to_numpy())}
     colours = colour_map(order)
     fig = go.Figure(go.Bar(
-        x=means[order].to_numpy() / 3600.0, y=[label(p) for p in order],
+        x=unit.of(means[order].to_numpy()), y=[label(p) for p in order],
         orientation="h", marker_color=[colours[p] for p in order],
         marker_line={"color": INK, "width": [3 if p == highlight else 0 for p in order]},
-        error_x=error, hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
+        error_x=error, hovertemplate=f"%{{y}}: %{{x:.1f}} {unit.symbol}<extra></extra>",
     ))
     if lower_bound is not None and math.isfinite(lower_bound):
-        fig.add_vline(x=lower_bound / 3600.0, line_dash="dash", line_color="#19A979",
+        fig.add_vline(x=unit.of(lower_bound), line_dash="dash", line_color="#19A979",
                       annotation_text="lower bound", annotation_position="top")
-    fig.update_xaxes(title="average JCT (h)")
+    fig.update_xaxes(title=f"average JCT ({unit.symbol})")
     fig.update_yaxes(autorange="reversed")
     return _styled(fig, "Average job completion time", height=90 + 30 * len(order),
                    showlegend=False)
 
 
-def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
-    """Empirical CDF of job completion times per policy (log time axis)."""
+def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame], unit: TimeUnit = HOUR) -> go.Figure:
+    """Empirical CDF of job completion times per policy (log time axis, in ``unit``)."""
     fig = go.Figure()
     colours = colour_map(jobs)
     for name, table in jobs.items():
         jct = np.sort(table["jct"].dropna().to_numpy())
-        fig.add_trace(go.Scatter(x=jct / 3600.0, y=np.arange(1, len(jct) + 1) / len(jct),
+        fig.add_trace(go.Scatter(x=unit.of(jct), y=np.arange(1, len(jct) + 1) / len(jct),
                                  name=label(name),
                                  line={"shape": "hv", "color": colours[name], "width": 2.5}))
     # one labelled tick per decade: plotly's default log ticks crowd a narrow chart
-    fig.update_xaxes(title="JCT (hours, log)", type="log", dtick=1, minor={"showgrid": True})
+    fig.update_xaxes(title=f"JCT ({unit.symbol}, log)", type="log", dtick=1,
+                     minor={"showgrid": True})
     fig.update_yaxes(title="fraction of jobs", tickformat=".0%")
     return _styled(fig, "JCT distribution", height=440)
 
@@ -445,7 +445,7 @@ def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
     return _styled(fig, "GPUs given per model", barmode="group", height=380)
 
 
-def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
+def sweep_figure(sweep: pd.DataFrame, unit: TimeUnit = HOUR) -> go.Figure:
     """Threshold-optimal's tuning: average JCT against T, one panel per signal.
 
     ``sweep`` is the ``threshold_sweep`` table (``signal, T, avg_jct``), possibly from
@@ -458,20 +458,20 @@ def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
     best = mean.loc[mean["avg_jct"].idxmin()]
     for col, signal in enumerate(signals, start=1):
         part = mean[mean["signal"] == signal].sort_values("T")
-        fig.add_trace(go.Scatter(x=part["T"], y=part["avg_jct"] / 3600.0, mode="lines+markers",
+        fig.add_trace(go.Scatter(x=part["T"], y=unit.of(part["avg_jct"]), mode="lines+markers",
                                  name=str(signal), line={"color": PALETTE[col - 1]}),
                       row=1, col=col)
         low = part.loc[part["avg_jct"].idxmin()]
         star = low["signal"] == best["signal"] and low["T"] == best["T"]
         fig.add_trace(go.Scatter(
-            x=[low["T"]], y=[low["avg_jct"] / 3600.0], mode="markers+text",
+            x=[low["T"]], y=[unit.of(low["avg_jct"])], mode="markers+text",
             marker={"symbol": "star" if star else "circle", "size": 16 if star else 10,
                     "color": "#ED4A7B"},
             text=[f"T={low['T']:g}" + (" (optimum)" if star else "")],
             textposition="top center", showlegend=False,
         ), row=1, col=col)
         fig.update_xaxes(title="threshold T", row=1, col=col)
-    fig.update_yaxes(title="average JCT (hours)", row=1, col=1)
+    fig.update_yaxes(title=f"average JCT ({unit.symbol})", row=1, col=1)
     return _styled(fig, "Threshold sweep", height=360, showlegend=False)
 
 
@@ -560,19 +560,21 @@ def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFram
                          gpus_per_node=cluster.gpus_per_node)
 
 
-def readable_summary(summary: pd.DataFrame) -> pd.DataFrame:
+def readable_summary(summary: pd.DataFrame, unit: TimeUnit | None = None) -> pd.DataFrame:
     """The comparison summary for a room: display names, units in the headers, rounded.
 
     ``summary`` is ``engine.compare.summarize_comparison``'s table (seconds, fractions);
-    times are given in one unit, chosen from the largest mean, and rounded to 2 decimals.
+    times are in ``unit`` (default: the one the largest mean JCT reads best in), rounded to
+    2 decimals; each mean's 95% confidence interval is given as its half-width, and named so.
     """
-    unit, scale = time_unit(float(summary["makespan_mean"].max()) if len(summary) else 0.0)
+    unit = unit or unit_for(float(summary["avg_jct_mean"].max()) if len(summary) else 0.0)
     out = pd.DataFrame({"policy": summary["policy"].map(display_name),
                         "runs": summary["runs"]})
     for metric, label in (("avg_jct", "average JCT"), ("p95_jct", "p95 JCT"),
                           ("makespan", "makespan")):
-        out[f"{label} ({unit})"] = (summary[f"{metric}_mean"] / scale).round(2)
-        out[f"{label} ± 95% CI ({unit})"] = (summary[f"{metric}_ci95"] / scale).round(2)
+        out[f"{label} ({unit.symbol})"] = unit.of(summary[f"{metric}_mean"]).round(2)
+        out[f"{label} 95% CI half-width ({unit.symbol})"] = unit.of(
+            summary[f"{metric}_ci95"]).round(2)
     out["utilization (%)"] = (summary["utilization_mean"] * 100).round(1)
     return out
 
@@ -582,23 +584,26 @@ MODE_COLOURS: dict[str, str] = {"rigid": "#4D4D4D", "moldable": "#1F4FD1",
 """One colour per job mode (``engine.job.MODES``): moldable in drl's blue, its best policy."""
 
 
-def modes_bar_figure(best: pd.DataFrame) -> go.Figure:
+def modes_bar_figure(best: pd.DataFrame, unit: TimeUnit | None = None) -> go.Figure:
     """Per job mode, its best policy's mean average JCT with its 95% CI, named on the bar.
 
-    ``best`` is ``engine.modes.summarize_modes``'s table (one row per mode).
+    ``best`` is ``engine.modes.summarize_modes``'s table (one row per mode); times are in
+    ``unit`` (default: the one the largest bar reads best in).
     """
+    unit = unit or unit_for(float(best["avg_jct_mean"].max()) if len(best) else 0.0)
     error = None
     if best["avg_jct_ci95"].notna().any():
-        error = {"type": "data", "array": best["avg_jct_ci95"].fillna(0).to_numpy() / 3600.0}
+        error = {"type": "data", "array": unit.of(best["avg_jct_ci95"].fillna(0).to_numpy())}
     fig = go.Figure(go.Bar(
-        x=best["avg_jct_mean"].to_numpy() / 3600.0,
+        x=unit.of(best["avg_jct_mean"].to_numpy()),
         y=[f"<b>{m}</b><br>{label(p)}" for m, p in zip(best["mode"], best["policy"], strict=True)],
         orientation="h", marker_color=[MODE_COLOURS[m] for m in best["mode"]], error_x=error,
-        hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
+        hovertemplate=f"%{{y}}: %{{x:.1f}} {unit.symbol}<extra></extra>",
     ))
     # from 0: with two or three seeds a t interval may reach below zero, which no JCT does
-    upper = float((best["avg_jct_mean"] + best["avg_jct_ci95"].fillna(0)).max()) / 3600.0
-    fig.update_xaxes(title="average JCT of the best policy (h)", range=[0, upper * 1.05])
+    upper = unit.of(float((best["avg_jct_mean"] + best["avg_jct_ci95"].fillna(0)).max()))
+    fig.update_xaxes(title=f"average JCT of the best policy ({unit.symbol})",
+                     range=[0, upper * 1.05])
     fig.update_yaxes(autorange="reversed")
     return _styled(fig, "What elasticity buys: the best policy of each job mode",
                    height=110 + 60 * len(best), showlegend=False)

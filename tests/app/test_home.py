@@ -177,3 +177,14 @@ def test_without_the_real_trace_home_says_what_is_missing(monkeypatch, tmp_path)
     assert not at.exception
     (note,) = [i.value for i in at.info if "real-trace scenario is missing" in i.value]
     assert str(tmp_path / "workload-6.csv") in note and "MOLDABLE_LAB_DATA" in note
+
+
+def test_every_time_on_home_is_in_one_unit() -> None:
+    """The cards said 33.9 min over a chart in hours."""
+    at = open_app()
+    at.button(key="home_run").click().run()
+    assert not at.exception
+    units = {m.value.split(" ± ")[0].split()[-1] for m in at.metric
+             if m.label == "drl average JCT"}
+    (chart,) = at.get("plotly_chart")
+    assert len(units) == 1 and f"average JCT ({units.pop()})" in chart.proto.spec

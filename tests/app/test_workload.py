@@ -181,3 +181,11 @@ def test_without_reference_data_the_import_tab_says_what_is_missing(monkeypatch,
     assert not at.exception
     (note,) = [i.value for i in at.info if "No reference traces" in i.value]
     assert str(tmp_path / "nowhere") in note and DATA_ENV in note
+
+
+def test_the_arrivals_card_and_chart_share_one_unit() -> None:
+    """"arrivals span 10.01 h" sat over an axis in seconds (ticks 10k-30k)."""
+    at = open_app("workload")
+    span = next(m.value for m in at.metric if m.label == "arrivals span")
+    specs = "".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert f"submit time ({span.split()[-1]})" in specs
