@@ -27,7 +27,7 @@ def show(result: scenarios.Outcome, unit: TimeUnit, story: bool = True) -> None:
     half = (f" ± {unit.format(result.drl_half)}" if math.isfinite(result.drl_half)
             else "")
     ui.metric_cards([
-        ("drl average JCT", unit.format(result.drl_jct) + half, None),
+        ("average JCT, deep-RL", unit.format(result.drl_jct) + half, None),
         *((f"vs {figures.label(c.rival)}", c.headline(), None) for c in result.changes),
     ])
     st.caption(result.reading())
@@ -37,7 +37,9 @@ st.subheader("What the lab finds")
 st.caption(f"Generated scenarios over {scenarios.SEEDS} seeds, with 95% confidence intervals. "
            "Slurm FIFO is what clusters do today: arrival order, the GPUs the user asked "
            "for. The tuned threshold tries every setting on the very workload and keeps "
-           "the best, which no real scheduler can: a tie with it is a good result.")
+           "the best, which no real scheduler can: a tie with it is a good result. A *tie* "
+           "means no clear difference: the 95% confidence interval of the change includes "
+           f"zero (or the change is under {scenarios.TIE:.0%}).")
 findings = st.container()  # filled last: the page is usable while they compute
 
 st.subheader("Your workload")

@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from engine.paths import DATA_ENV, shared_data
+from engine.policies import ELASTIC_POLICIES, make_policy
 from engine.speedup import MODEL_NAMES
 from engine.units import unit_for
 from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
@@ -117,9 +118,12 @@ st.header(f"{workload.name}")
 left, right = st.columns([1, 3], vertical_alignment="bottom")
 left.selectbox("job mode", state.JOB_MODES, **state.bind("mode"),
                help="as-loaded keeps each job's own `mode` column (moldable when generated).")
+resizes = {n: make_policy(n).resizes for n in ELASTIC_POLICIES}
 right.caption("**rigid**: exactly the GPUs requested; **moldable**: the scheduler picks the "
               "count when the job starts; **malleable**: resizable while it runs, which only "
-              "an elastic policy (tiresias, optimus-elastic, afs-elastic) does.")
+              f"the elastic policies {', '.join(n for n, r in resizes.items() if r)} do "
+              f"({', '.join(n for n, r in resizes.items() if not r)} pauses and resumes jobs "
+              "but never resizes one).")
 span = float(frame["submit_time"].max())
 unit = unit_for(span)  # the card and the arrivals chart read in one unit
 ui.metric_cards([

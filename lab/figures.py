@@ -475,13 +475,14 @@ def sweep_figure(sweep: pd.DataFrame, unit: TimeUnit = HOUR) -> go.Figure:
     return _styled(fig, "Threshold sweep", height=360, showlegend=False)
 
 
-def learning_curve_figure(history: pd.DataFrame, x: str, y: Sequence[str]) -> go.Figure:
-    """Training progress: the chosen metrics against iterations."""
+def learning_curve_figure(history: pd.DataFrame, x: str, y: Mapping[str, str]) -> go.Figure:
+    """Training progress: the chosen metrics (column -> its name on the legend) against
+    iterations."""
     fig = go.Figure()
     colours = colour_map(y)
-    for column in y:
+    for column, name in y.items():
         part = history[[x, column]].dropna()  # validation runs only every few iterations
-        fig.add_trace(go.Scatter(x=part[x], y=part[column], name=column.replace("_", " "),
+        fig.add_trace(go.Scatter(x=part[x], y=part[column], name=name,
                                  mode="lines+markers", line={"color": colours[column]}))
     fig.update_xaxes(title=x)
     fig.update_yaxes(title="avg JCT / lower bound (lower is better)")
@@ -495,8 +496,8 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     """A policy's explanation of one decision, short enough for a table cell.
 
     ``drl`` gives ``probabilities`` as ``(job, gpus, p)`` triples (its top actions) and
-    the probability of waiting; those read as ``job×gpus p%``. Other values are shown
-    as ``key=value``.
+    the probability of waiting; those read as ``job×gpus p%``. A ``rule`` is given in its
+    own words; other values are shown as ``key=value``.
     """
     if not info:
         return ""
@@ -504,6 +505,8 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     for key, value in info.items():
         if key == "probabilities" and isinstance(value, list | tuple):
             parts.append(", ".join(f"{job}×{gpus} {p:.0%}" for job, gpus, p in value))
+        elif key == "rule":
+            parts.append(str(value))
         elif isinstance(value, float):
             parts.append(f"{key} {value:.0%}" if key == "wait" else f"{key}={value:.3g}")
         else:

@@ -87,12 +87,13 @@ class Change:
     half: float
 
     def words(self) -> str:
-        """``"38% faster (95% CI 30-46%)"``, ``"12% slower …"`` or ``"ties (within 2%)"``."""
+        """``"38% faster (95% CI 30-46%)"``, ``"12% slower …"`` or ``"ties (within ±2%)"``:
+        a tie is a change under :data:`TIE`, or one whose 95% interval includes zero."""
         if not math.isfinite(self.mean):
             return "–"
         if abs(self.mean) < TIE or (math.isfinite(self.half) and abs(self.mean) <= self.half):
             spread = max(abs(self.mean) + (self.half if math.isfinite(self.half) else 0), TIE)
-            return f"ties (within {spread:.0%})"
+            return f"ties (within ±{spread:.0%})"
         word = "faster" if self.mean < 0 else "slower"
         low, high = sorted((abs(self.mean) - self.half, abs(self.mean) + self.half))
         interval = f" (95% CI {max(low, 0):.0%}–{high:.0%})" if math.isfinite(self.half) else ""
@@ -104,9 +105,14 @@ class Change:
         return words.split(" (")[0] if words != "–" else words
 
     def against(self) -> str:
-        """``"is 38% faster (95% CI 30-46%) than Slurm FIFO (fifo-request)"``, or a tie."""
+        """``"is 38% faster (95% CI 30-46%) than Slurm FIFO (fifo-request)"``, or a tie, said
+        with what it means."""
         words, name = self.words(), display_name(self.rival)
-        return f"{words} with {name}" if words.startswith("ties") else f"is {words} than {name}"
+        if words.startswith("ties"):
+            spread = words.removeprefix("ties (").removesuffix(")")
+            return (f"ties with {name} (no clear difference: {spread}, and the 95% "
+                    "confidence interval includes zero)")
+        return f"is {words} than {name}"
 
 
 @dataclass(frozen=True)

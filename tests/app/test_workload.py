@@ -103,7 +103,7 @@ def test_unknown_link_values_are_reported_in_words() -> None:
 
 def test_job_mode_is_a_setting_in_the_link_and_the_sidebar() -> None:
     at = open_app("workload")
-    assert "malleable" in texts(at) and "elastic policy" in texts(at)
+    assert "malleable" in texts(at) and "elastic policies" in texts(at)
     at.selectbox(key="w_mode").set_value("rigid").run()
     assert not at.exception
     assert at.query_params["mode"] == "rigid"
@@ -189,3 +189,11 @@ def test_the_arrivals_card_and_chart_share_one_unit() -> None:
     span = next(m.value for m in at.metric if m.label == "arrivals span")
     specs = "".join(c.proto.spec for c in at.get("plotly_chart"))
     assert f"submit time ({span.split()[-1]})" in specs
+
+
+def test_the_job_modes_caption_names_only_the_policies_that_resize() -> None:
+    """README says tiresias never resizes a job; the caption said it did."""
+    at = open_app("workload")
+    (caption,) = [c.value for c in at.caption if "**malleable**" in c.value]
+    which = caption.split("which only ")[1].split(" do ")[0]
+    assert "tiresias" not in which and "afs-elastic" in which

@@ -80,7 +80,7 @@ def test_home_runs_the_demo(server: str, page: object) -> None:
     page.get_by_role("button", name="Run the demo").click()
     plots(page, 1)
     settle(page)
-    words = metric(page, "vs Tuned threshold (hindsight)")
+    words = metric(page, "vs Hindsight-tuned threshold")
     assert words == "ties" or words.endswith((" faster", " slower"))
     no_exception(page)
     shoot(page, "home")

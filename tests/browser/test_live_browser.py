@@ -109,7 +109,7 @@ def test_live_page_keeps_time_pauses_at_once_and_finishes(server: str, page: Any
 def test_an_elastic_policy_plays_from_its_link_speed(server: str, page: Any) -> None:
     open_page(page, server + "/live?jobs=200&speed=1%20day/s")
     page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first.click()
-    page.get_by_role("option", name="Tiresias (preemptive) (tiresias)").click()
+    page.get_by_role("option", name="Preemptive Tiresias (tiresias)").click()
     harness.settle(page)
     assert "speed=1" in page.url and "day" in page.url  # the link keeps the speed
     page.get_by_role("button", name="Play").click()

@@ -91,3 +91,9 @@ def test_each_policy_keeps_one_colour_whatever_else_is_drawn() -> None:
     assert colour_map(["drl"])["drl"] == colour_map(["knee", "afs-l", "drl"])["drl"]
     assert colour_map(["ncf"])["ncf"] == colour_map(["bert", "ncf"])["ncf"]
     assert colour_map(["drl", "trained-1"])["trained-1"] not in POLICY_COLOURS.values()
+
+
+def test_a_rule_is_given_in_its_own_words() -> None:
+    assert format_info({"rule": "AFS-L: every GPU re-dealt as a job arrived or ended"}) == (
+        "AFS-L: every GPU re-dealt as a job arrived or ended")
+    assert format_info({"rule": "knee", "free": 12}) == "knee; free=12"

@@ -65,7 +65,7 @@ def test_the_log_lists_preemptions_and_resumes_with_from_and_to_gpus() -> None:
     rows = log[["job", "action", "GPUs before", "GPUs chosen"]].values.tolist()
     assert rows == [["j0", "resume", 0, 4], ["j1", "start", 0, 4], ["j0", "preempt", 4, 0],
                     ["j0", "start", 0, 4]]
-    assert log["why"].iloc[2] == "rule=tiresias: preempted"
+    assert log["why"].iloc[2] == "tiresias: preempted"
     assert "action" not in " ".join(log["why"])
     assert "action" not in decision_log(run.sim.decisions).columns  # moldable log unchanged
 
