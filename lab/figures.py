@@ -40,6 +40,24 @@ POLICY_COLOURS: dict[str, str] = {
     "threshold-free": "#9E9E9E", "threshold-queue": "#C2A5CF",
 }
 """One colour per policy on every page: ``drl`` is always the same blue, no two alike."""
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+_PATTERNS = ("", "/", "\\", "x", ".", "-", "|", "+")
+
+
+def _nth(name: str) -> int:
+    """A policy's fixed place (its colour's), so its dash and pattern never change."""
+    order = list(POLICY_COLOURS)
+    return order.index(name) if name in order else len(order) + sum(map(ord, name))
+
+
+def dash(name: str) -> str:
+    """A policy's line dash, so lines are told apart without colour (``drl``: solid)."""
+    return "solid" if name == "drl" else _DASHES[1 + _nth(name) % (len(_DASHES) - 1)]
+
+
+def pattern(name: str) -> str:
+    """A policy's bar pattern, for the same reason (``drl``: plain)."""
+    return "" if name == "drl" else _PATTERNS[1 + _nth(name) % (len(_PATTERNS) - 1)]
 MODEL_COLOURS: dict[str, str] = {
     "bert": "#2E6FDB", "cifar10": "#E8743B", "deepspeech2": "#19A979", "imagenet": "#ED4A7B",
     "ncf": "#945ECF", "yolov3": "#13A4B4", "amdahl": "#6C8893", "downey": "#D4A017",
@@ -290,7 +308,7 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
     scale = unit.seconds
     data = []
     for name, tl in timelines.items():
-        line = {"shape": "hv", "color": colours[name], "width": 2.5}
+        line = {"shape": "hv", "color": colours[name], "width": 2.5, "dash": dash(name)}
         time = (tl["time"] / scale).to_numpy().tolist()
         common = {"type": "scatter", "mode": "lines", "x": time, "name": label(name),
                   "legendgroup": name, "line": line}
@@ -419,7 +437,8 @@ def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame], unit: TimeUnit = HOUR) -> g
         jct = np.sort(table["jct"].dropna().to_numpy())
         fig.add_trace(go.Scatter(x=unit.of(jct), y=np.arange(1, len(jct) + 1) / len(jct),
                                  name=label(name),
-                                 line={"shape": "hv", "color": colours[name], "width": 2.5}))
+                                 line={"shape": "hv", "color": colours[name], "width": 2.5,
+                                       "dash": dash(name)}))
     # one labelled tick per decade: plotly's default log ticks crowd a narrow chart
     fig.update_xaxes(title=f"JCT ({unit.symbol}, log)", type="log", dtick=1,
                      minor={"showgrid": True})
@@ -440,7 +459,8 @@ def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
     for name in jobs:
         part = data[data["policy"] == name]
         fig.add_trace(go.Bar(x=part["model"], y=part["gpus"], name=label(name),
-                             marker_color=colours[name]))
+                             marker={"color": colours[name],
+                                     "pattern": {"shape": pattern(name), "fgcolor": INK}}))
     fig.update_yaxes(title="mean GPUs given")
     return _styled(fig, "GPUs given per model", barmode="group", height=380)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -52,19 +53,23 @@ def sidebar(refused: list[str]) -> None:
 
 
 def chart(fig: go.Figure, key: str | None = None) -> None:
-    """Every chart the same way: full width, the app's own plotly template.
+    """Every chart the same way: full width, the app's own plotly template, a PNG button.
 
-    Streamlit's chart theme would replace the template's projector-sized dark text, and
-    plotly's toolbar covers titles and legends on a phone, so both are off. The title is
-    drawn above the chart rather than in it: a legend that wraps onto several rows on a
-    narrow screen grows upwards, over a title inside the figure.
+    Streamlit's chart theme would replace the template's projector-sized dark text. Of
+    plotly's toolbar only *Download as PNG* is kept (at twice the size, for slides), shown
+    while the pointer is on the chart: the full bar covered titles and legends on a phone.
+    The title is drawn above the chart rather than in it: a legend that wraps onto several
+    rows on a narrow screen grows upwards, over a title inside the figure.
     """
     title = fig.layout.title.text
     if title:
         st.markdown(f"**{title}**")
         fig.update_layout(title=None, margin_t=30)
-    st.plotly_chart(fig, key=key, theme=None,
-                    config={"displaylogo": False, "displayModeBar": False})
+    name = re.sub(r"[^a-z0-9]+", "-", (title or key or "chart").lower()).strip("-")
+    st.plotly_chart(fig, key=key, theme=None, config={
+        "displaylogo": False, "displayModeBar": "hover", "modeBarButtons": [["toImage"]],
+        "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2},
+    })
 
 
 DECISION_COLUMNS = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from apptest_helpers import open_app, texts
 
@@ -197,3 +199,11 @@ def test_the_job_modes_caption_names_only_the_policies_that_resize() -> None:
     (caption,) = [c.value for c in at.caption if "**malleable**" in c.value]
     which = caption.split("which only ")[1].split(" do ")[0]
     assert "tiresias" not in which and "afs-elastic" in which
+
+
+def test_every_chart_can_be_saved_as_a_png_for_slides() -> None:
+    at = open_app("workload")
+    for chart in at.get("plotly_chart"):
+        config = json.loads(chart.proto.config)
+        assert config["modeBarButtons"] == [["toImage"]] and config["displayModeBar"]
+        assert config["toImageButtonOptions"]["format"] == "png"

@@ -97,3 +97,16 @@ def test_a_rule_is_given_in_its_own_words() -> None:
     assert format_info({"rule": "AFS-L: every GPU re-dealt as a job arrived or ended"}) == (
         "AFS-L: every GPU re-dealt as a job arrived or ended")
     assert format_info({"rule": "knee", "free": 12}) == "knee; free=12"
+
+
+def test_policies_are_told_apart_by_more_than_colour() -> None:
+    """A projector washes colours out, and one student in twelve does not see them."""
+    from engine.policies import POLICIES
+    from lab import figures
+
+    assert figures.dash("drl") == "solid" and figures.pattern("drl") == ""
+    others = [p for p in POLICIES if p != "drl"]
+    assert all(figures.dash(p) != "solid" and figures.pattern(p) for p in others)
+    result = run_policy("fifo-request", simulated(Cluster(4, 4)).jobs, Cluster(4, 4))
+    cdf = figures.jct_cdf_figure({"drl": result.jobs, "knee": result.jobs})
+    assert [t.line.dash for t in cdf.data] == ["solid", figures.dash("knee")]
