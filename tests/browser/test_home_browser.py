@@ -40,13 +40,20 @@ COVERED = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plo
   const block = plot.closest('[data-testid="stElementContainer"]');
   const title = block && block.previousElementSibling;
   if (title && title.getBoundingClientRect().bottom > top + 1) out.push('title under chart');
-  if (plot.querySelector('.modebar')) out.push('toolbar drawn');
   const legend = plot.querySelector('.legend');
   const over = (a, b) => a.getBoundingClientRect().bottom > b.getBoundingClientRect().top + 1;
+  const meet = (a, b) => {
+    const r = a.getBoundingClientRect(), q = b.getBoundingClientRect();
+    return r.width > 0 && q.width > 0 && r.left < q.right && q.left < r.right
+      && r.top < q.bottom && q.top < r.bottom;
+  };
+  const button = plot.querySelector('.modebar-btn');  // the PNG button: never over a legend
+  if (button && legend && meet(button, legend)) out.push('toolbar over the legend');
   if (legend && area && over(legend, area)) out.push('legend over the plot');
   return out;
 })"""
-"""Per chart: its title (drawn above it) overlapped, the toolbar shown, a legend on the data."""
+"""Per chart: its title (drawn above it) overlapped, the toolbar's button on the legend, a
+legend on the data."""
 
 
 def test_home_on_a_phone_fits_its_cards_and_keeps_chart_titles_clear() -> None:
