@@ -18,15 +18,47 @@ from engine.workload import WorkloadError
 from lab import state
 from lab.figures import duration, label
 from lab.line import Line
-from lab.scenarios import Change
+from lab.scenarios import TIE, Change
 
 SHOWN_INLINE = 8
 """Problems spelt out in the error box; the full list is in the table under it."""
 
 
+GLOSSARY: dict[str, str] = {
+    "JCT": "Job completion time: when a job ends minus when it was submitted, so its time "
+           "waiting in the queue plus its time running. *Average JCT* is the mean over all "
+           "jobs; lower is better.",
+    "offered load": "How busy the users' own requests would keep the cluster: the GPU time "
+                    "they ask for per second of arrivals, over the cluster's GPUs. 1.0 means "
+                    "work arrives as fast as the cluster can serve it. Arrivals are random, so "
+                    "a generated workload's measured load is near, not exactly, its target "
+                    "(1.00 may read 1.03).",
+    "lower bound": "Each job alone on the empty cluster, on its best GPU count. No schedule's "
+                   "average JCT can be lower; JCT / lower bound = 1 would be ideal.",
+    "rigid": "A job runs on exactly the GPUs its user asked for.",
+    "moldable": "The scheduler picks a job's GPU count when it starts; then it is fixed.",
+    "malleable": "The scheduler may also resize a running job; each resize costs a restart.",
+    "speedup": "How many times faster a job runs on n GPUs than on one; *efficiency* is "
+               "speedup / n.",
+    "95% CI": "95% confidence interval over the seeds: the mean's likely range, written "
+              "mean ± half-width.",
+    "tie": "No clear difference: the 95% confidence interval of the change includes zero "
+           f"(or the change is under {TIE:.0%}).",
+}
+"""The words a lecture uses, one click from any page (the sidebar's Glossary)."""
+
+
+def glossary() -> None:
+    """The :data:`GLOSSARY`, folded, at the top of the sidebar."""
+    with st.expander("Glossary"):
+        st.markdown("\n".join(f"- **{term}**: {text}" for term, text in GLOSSARY.items()))
+
+
 def sidebar(refused: list[str]) -> None:
-    """The cluster and seed every page uses, plus what the URL asked for but was refused."""
+    """The glossary, the cluster and seed every page uses, and what the URL asked for but
+    was refused."""
     with st.sidebar:
+        glossary()
         st.subheader("Cluster")
         left, right = st.columns(2)
         left.number_input("nodes", min_value=1, max_value=64, step=1, **state.bind("nodes"))
