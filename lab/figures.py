@@ -41,11 +41,10 @@ POLICY_COLOURS: dict[str, str] = {
 }
 """One colour per policy on every page: ``drl`` is always the same blue, no two alike."""
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-_PATTERNS = ("", "/", "\\", "x", ".", "-", "|", "+")
 
 
 def _nth(name: str) -> int:
-    """A policy's fixed place (its colour's), so its dash and pattern never change."""
+    """A policy's fixed place (its colour's), so its dash never changes."""
     order = list(POLICY_COLOURS)
     return order.index(name) if name in order else len(order) + sum(map(ord, name))
 
@@ -54,10 +53,6 @@ def dash(name: str) -> str:
     """A policy's line dash, so lines are told apart without colour (``drl``: solid)."""
     return "solid" if name == "drl" else _DASHES[1 + _nth(name) % (len(_DASHES) - 1)]
 
-
-def pattern(name: str) -> str:
-    """A policy's bar pattern, for the same reason (``drl``: plain)."""
-    return "" if name == "drl" else _PATTERNS[1 + _nth(name) % (len(_PATTERNS) - 1)]
 MODEL_COLOURS: dict[str, str] = {
     "bert": "#2E6FDB", "cifar10": "#E8743B", "deepspeech2": "#19A979", "imagenet": "#ED4A7B",
     "ncf": "#945ECF", "yolov3": "#13A4B4", "amdahl": "#6C8893", "downey": "#D4A017",
@@ -85,9 +80,20 @@ A plain dict (not a registered name) so the unvalidated live figures carry it to
 LAYOUT: dict[str, Any] = {
     "template": TEMPLATE,
     "margin": {"l": 10, "r": 10, "t": 90, "b": 10},
-    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+    # maxheight 1: a legend may take the whole height, never a scroll box of 9 of 12
+    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "maxheight": 1.0},
 }
 """Titles at the top, the legend between title and plot: never over an axis title."""
+
+LEGEND_ROW_PX = 24
+"""A legend row's height (16 px text)."""
+
+
+def with_legend(height: int, entries: int, per_row: int = 1) -> int:
+    """``height`` grown by a legend's rows (``per_row`` entries fit on one: a half-width
+    chart fits one policy name), so that a legend of 12 policies neither scrolls nor
+    squeezes the plot to a strip."""
+    return height + (LEGEND_ROW_PX * math.ceil(entries / per_row) if entries > 1 else 0)
 
 
 def colour_map(names: Iterable[str]) -> dict[str, str]:
@@ -316,7 +322,7 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
         data.append({**common, "y": tl["queue"].tolist(), "yaxis": "y2", "showlegend": False})
     layout = {
         **LAYOUT,
-        "height": 420,
+        "height": with_legend(420, len(timelines), per_row=4),
         "showlegend": len(timelines) > 1,
         "xaxis": {"title": {"text": f"time ({unit.symbol})"}, "anchor": "y2"},
         "yaxis": {"domain": [0.56, 1], "tickformat": ".0%", "range": [0, 1.05],
@@ -443,7 +449,7 @@ def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame], unit: TimeUnit = HOUR) -> g
     fig.update_xaxes(title=f"JCT ({unit.symbol}, log)", type="log", dtick=1,
                      minor={"showgrid": True})
     fig.update_yaxes(title="fraction of jobs", tickformat=".0%")
-    return _styled(fig, "JCT distribution", height=440)
+    return _styled(fig, "JCT distribution", height=with_legend(440, len(jobs)))
 
 
 def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
@@ -459,10 +465,10 @@ def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
     for name in jobs:
         part = data[data["policy"] == name]
         fig.add_trace(go.Bar(x=part["model"], y=part["gpus"], name=label(name),
-                             marker={"color": colours[name],
-                                     "pattern": {"shape": pattern(name), "fgcolor": INK}}))
+                             marker_color=colours[name]))
     fig.update_yaxes(title="mean GPUs given")
-    return _styled(fig, "GPUs given per model", barmode="group", height=380)
+    return _styled(fig, "GPUs given per model", barmode="group",
+                   height=with_legend(380, len(jobs)))
 
 
 def sweep_figure(sweep: pd.DataFrame, unit: TimeUnit = HOUR) -> go.Figure:

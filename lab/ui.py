@@ -97,6 +97,9 @@ def chart(fig: go.Figure, key: str | None = None) -> None:
     if title:
         st.markdown(f"**{title}**")
         fig.update_layout(title=None, margin_t=30)
+    if len(fig.data) > 1 and fig.layout.showlegend is not False:
+        # an empty first legend row, for the PNG button to sit beside rather than on an entry
+        fig.update_layout(legend_title={"text": "&nbsp;", "side": "top"})
     name = re.sub(r"[^a-z0-9]+", "-", (title or key or "chart").lower()).strip("-")
     st.plotly_chart(fig, key=key, theme=None, config={
         "displaylogo": False, "displayModeBar": "hover", "modeBarButtons": [["toImage"]],

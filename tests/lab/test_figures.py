@@ -104,9 +104,8 @@ def test_policies_are_told_apart_by_more_than_colour() -> None:
     from engine.policies import POLICIES
     from lab import figures
 
-    assert figures.dash("drl") == "solid" and figures.pattern("drl") == ""
-    others = [p for p in POLICIES if p != "drl"]
-    assert all(figures.dash(p) != "solid" and figures.pattern(p) for p in others)
+    assert figures.dash("drl") == "solid"
+    assert all(figures.dash(p) != "solid" for p in POLICIES if p != "drl")
     result = run_policy("fifo-request", simulated(Cluster(4, 4)).jobs, Cluster(4, 4))
     cdf = figures.jct_cdf_figure({"drl": result.jobs, "knee": result.jobs})
     assert [t.line.dash for t in cdf.data] == ["solid", figures.dash("knee")]
