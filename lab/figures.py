@@ -364,10 +364,30 @@ def size_figure(frame: pd.DataFrame) -> go.Figure:
     counts = frame["requested_gpus"].value_counts().sort_index()
     fig.add_trace(go.Bar(x=counts.index.astype(str), y=counts.to_numpy(),
                          marker_color=PALETTE[1], showlegend=False), row=1, col=2)
-    ticks = np.arange(math.floor(work.min()), math.ceil(work.max()) + 1) if len(work) else []
-    fig.update_xaxes(tickvals=ticks, ticktext=[f"{10.0**t:g}" for t in ticks], row=1, col=1)
+    ticks = _round_ticks(work)
+    if ticks:  # the range reaches the outer ticks, so at least two are drawn
+        low, high = math.log10(ticks[0]), math.log10(ticks[-1])
+        fig.update_xaxes(tickvals=np.log10(ticks), ticktext=[f"{t:g}" for t in ticks],
+                         range=[min(low, float(work.min())) - 0.02,
+                                max(high, float(work.max())) + 0.02], row=1, col=1)
     fig.update_xaxes(type="category", row=1, col=2)
     return _styled(fig, "Job sizes", height=320)
+
+
+def _round_ticks(log10_values: np.ndarray) -> list[float]:
+    """1-2-5 ticks (0.1, 0.2, 0.5, 1 …) across ``log10_values``' range: at least two, even
+    when the values span less than a decade."""
+    if not len(log10_values):
+        return []
+    low, high = float(np.min(log10_values)), float(np.max(log10_values))
+    ticks = [m * 10.0**e for e in range(math.floor(low) - 1, math.ceil(high) + 1)
+             for m in (1, 2, 5)]
+    inside = [t for t in ticks if low - 1e-9 <= math.log10(t) <= high + 1e-9]
+    if len(inside) >= 2:
+        return inside
+    below = [t for t in ticks if math.log10(t) < low]
+    above = [t for t in ticks if math.log10(t) > high]
+    return [*below[-1:], *inside, *above[:1]]
 
 
 def model_mix_figure(frame: pd.DataFrame) -> go.Figure:
@@ -397,8 +417,15 @@ def speedup_figure(table: pd.DataFrame, metric: str = "speedup") -> go.Figure:
         top = int(table["gpus"].max())
         fig.add_trace(go.Scatter(x=[1, top], y=[1, top], name="ideal", mode="lines",
                                  line={"dash": "dot", "color": "#9AA5B1"}))
-    fig.update_xaxes(title="GPUs", type="log", dtick=math.log10(2))
-    fig.update_yaxes(title=metric, type="log" if metric == "speedup" else "linear")
+    top = int(table["gpus"].max()) if len(table) else 1
+    doublings = [2**k for k in range(top.bit_length())]  # 1, 2, 4 … written in full
+    fig.update_xaxes(title="GPUs", type="log", tickvals=doublings,
+                     ticktext=[str(g) for g in doublings])
+    if metric == "speedup":  # plotly's log ticks would write 20 and 50 as "2" and "5"
+        fig.update_yaxes(title=metric, type="log", tickvals=doublings,
+                         ticktext=[str(g) for g in doublings])
+    else:
+        fig.update_yaxes(title=metric)
     return _styled(fig, f"{metric.capitalize()} curves", height=360)
 
 

@@ -109,3 +109,21 @@ def test_policies_are_told_apart_by_more_than_colour() -> None:
     result = run_policy("fifo-request", simulated(Cluster(4, 4)).jobs, Cluster(4, 4))
     cdf = figures.jct_cdf_figure({"drl": result.jobs, "knee": result.jobs})
     assert [t.line.dash for t in cdf.data] == ["solid", figures.dash("knee")]
+
+
+def test_log_axes_write_their_numbers_in_full() -> None:
+    """Log axes labelled 20 and 50 as "2" and "5", and "work (GPU-hours, log)" had one tick."""
+    import numpy as np
+    import pandas as pd
+
+    from lab import figures
+
+    table = pd.DataFrame({"model": ["m"] * 7, "gpus": [1, 2, 4, 8, 16, 32, 64],
+                          "nodes": [1] * 7, "speedup": [1, 1.9, 3.6, 7, 13, 24, 40]})
+    layout = figures.speedup_figure(table).layout
+    assert list(layout.yaxis.ticktext) == ["1", "2", "4", "8", "16", "32", "64"]
+    assert list(layout.xaxis.ticktext) == list(layout.yaxis.ticktext)
+    frame = pd.DataFrame({"runtime_1gpu": np.array([1.2, 1.5, 3.0]) * 3600.0,
+                          "requested_gpus": [1, 2, 4]})
+    ticks = figures.size_figure(frame).layout.xaxis.ticktext
+    assert len(ticks) >= 2 and list(ticks) == ["1", "2", "5"]
