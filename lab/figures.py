@@ -521,10 +521,13 @@ def sweep_figure(sweep: pd.DataFrame, unit: TimeUnit = HOUR) -> go.Figure:
             marker={"symbol": "star" if star else "circle", "size": 16 if star else 10,
                     "color": "#ED4A7B"},
             text=[f"T={low['T']:g}" + (" (optimum)" if star else "")],
-            textposition="top center", showlegend=False,
+            # away from the panel's edge it is nearer to, so the label is never cut off
+            textposition="top right" if low["T"] <= part["T"].median() else "top left",
+            showlegend=False,
         ), row=1, col=col)
         fig.update_xaxes(title="threshold T", row=1, col=col)
     fig.update_yaxes(title=f"average JCT ({unit.symbol})", row=1, col=1)
+    fig.update_yaxes(showticklabels=True)  # every panel its numbers, though they share a scale
     return _styled(fig, "Threshold sweep", height=360, showlegend=False)
 
 

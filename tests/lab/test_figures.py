@@ -127,3 +127,16 @@ def test_log_axes_write_their_numbers_in_full() -> None:
                           "requested_gpus": [1, 2, 4]})
     ticks = figures.size_figure(frame).layout.xaxis.ticktext
     assert len(ticks) >= 2 and list(ticks) == ["1", "2", "5"]
+
+
+def test_every_sweep_panel_has_its_numbers_and_the_optimum_label_stays_inside() -> None:
+    import pandas as pd
+
+    from lab import figures
+
+    sweep = pd.DataFrame({"signal": ["free"] * 3 + ["queue"] * 3, "T": [0, 0.5, 1, 0, 2, 4],
+                          "avg_jct": [100.0, 200, 300, 400, 500, 600]})
+    fig = figures.sweep_figure(sweep)
+    assert fig.layout.yaxis2.showticklabels
+    (star,) = [t for t in fig.data if t.text and "optimum" in t.text[0]]
+    assert star.textposition == "top right"  # T=0 is the left edge
