@@ -33,6 +33,7 @@ def main() -> None:
     ]
     refused = state.boot()
     page = st.navigation(pages)
+    ui.readable_text()
     ui.sidebar(refused)
     st.sidebar.caption(f"Heavy runs (Compare, Home's demo) go to {runs.executor().describe()}.")
     state.mirror_to_url()
