@@ -75,10 +75,15 @@ metric = st.radio("show", ("speedup", "efficiency"), horizontal=True, key="about
 table = speedup_table(max_gpus=min(cluster.total_gpus, 256), gpus_per_node=cluster.gpus_per_node)
 ui.chart(speedup_figure(table, metric), key="about_speedup")
 
+st.header("The learned scheduler")
+with st.expander(f"{POLICIES['drl'].title} (`drl`)"):
+    st.markdown(POLICIES["drl"].about)
+
 st.header("Baselines")
 for name, entry in {**POLICIES, **ELASTIC_POLICIES}.items():
-    with st.expander(f"{entry.title} (`{name}`)"):
-        st.markdown(entry.about)
+    if name != "drl":
+        with st.expander(f"{entry.title} (`{name}`)"):
+            st.markdown(entry.about)
 
 st.header("References")
 st.markdown(

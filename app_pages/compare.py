@@ -15,6 +15,7 @@ from engine.compare import (
 )
 from engine.modes import MODE_POLICIES, summarize_modes
 from engine.policies import display_name
+from engine.units import TimeUnit, unit_for
 from lab import figures, line, runs, state, ui
 
 st.title("Compare policies")
@@ -59,13 +60,15 @@ with policies_tab:
                 for name in by_policy.index
             }
             bound = float(table["lower_bound_avg_jct"].mean())
+            unit = unit_for(float(by_policy["avg_jct_mean"].max()))  # one for the whole tab
             ui.chart(figures.jct_bar_figure(by_policy["avg_jct_mean"],
-                                            by_policy["avg_jct_ci95"], bound), key="cmp_jct")
+                                            by_policy["avg_jct_ci95"], bound, unit=unit),
+                     key="cmp_jct")
             st.caption("Mean average JCT over the seeds with 95% confidence intervals; the "
                        "dashed line is the mean no-contention lower bound.")
             left, right = st.columns(2)
             with left:
-                ui.chart(figures.jct_cdf_figure(pooled_jobs), key="cmp_cdf")
+                ui.chart(figures.jct_cdf_figure(pooled_jobs, unit), key="cmp_cdf")
             with right:
                 ui.chart(figures.gpus_per_model_figure(pooled_jobs), key="cmp_gpus")
             first_runs = results[min(results)]
@@ -75,27 +78,27 @@ with policies_tab:
             st.caption(f"Utilization and queue over time on seed {min(results)}.")
             sweep = threshold_sweep(table)
             if not sweep.empty:
-                ui.chart(figures.sweep_figure(sweep), key="cmp_sweep")
+                ui.chart(figures.sweep_figure(sweep, unit), key="cmp_sweep")
             held_out_jct = held_out_threshold(table)
             if held_out_jct is not None:
                 oracle = float(by_policy.loc[runs.REFERENCE, "avg_jct_mean"])
                 st.caption(f"`{HELD_OUT}`: a threshold tuned on the *other* seeds, as a real "
                            "operator would have to tune it, averages "
-                           f"{figures.duration(held_out_jct.mean())} rather than "
-                           f"{figures.duration(oracle)} with hindsight on each seed.")
+                           f"{unit.format(held_out_jct.mean())} rather than "
+                           f"{unit.format(oracle)} with hindsight on each seed.")
             st.subheader("Results")
-            st.dataframe(figures.readable_summary(summary), hide_index=True)
+            st.dataframe(figures.readable_summary(summary, unit), hide_index=True)
             with st.expander("every run"):
                 st.dataframe(table, hide_index=True)
             ui.downloads("comparison", table, {"summary": summary})
 
 
-def mode_reading(best: pd.DataFrame) -> str:
+def mode_reading(best: pd.DataFrame, unit: TimeUnit) -> str:
     """One sentence for the room: each mode's best average JCT, against rigid jobs'."""
     rigid = best.loc[best["mode"] == "rigid", "avg_jct_mean"]
     parts = []
     for row in best.to_dict("records"):
-        text = (f"{row['mode']} jobs average {figures.duration(row['avg_jct_mean'])} with "
+        text = (f"{row['mode']} jobs average {unit.format(row['avg_jct_mean'])} with "
                 f"{figures.label(row['policy'])}")
         if row["mode"] != "rigid" and len(rigid):
             against = ui.reduction(row["avg_jct_mean"], float(rigid.iloc[0]))
@@ -122,10 +125,11 @@ with modes_tab:
         mode_table, left_out = done_modes
         ui.skipped_note(left_out)
         best = summarize_modes(mode_table)
-        ui.chart(figures.modes_bar_figure(best), key="cmp_modes")
+        unit = unit_for(float(best["avg_jct_mean"].max()))  # one for the whole tab
+        ui.chart(figures.modes_bar_figure(best, unit), key="cmp_modes")
         st.caption(f"Mean average JCT over {int(best['runs'].max())} workload(s), 95% "
-                   f"confidence intervals. {mode_reading(best)}")
-        readable = figures.readable_summary(best)
+                   f"confidence intervals. {mode_reading(best, unit)}")
+        readable = figures.readable_summary(best, unit)
         readable.insert(0, "mode", best["mode"])
         readable.insert(2, "candidates", best["candidates"])
         readable["restarts per workload"] = best["restarts_mean"].round(1)

@@ -44,10 +44,13 @@ with ui.inline_errors():
     if run.finished:
         st.success(live.finished_text(run))
     playing = run.playing
+    every = live.frame_every(run.bars)
 
-    @st.fragment(run_every=live.FRAME_S if playing else None)
+    @st.fragment(run_every=every if playing else None)
     def frame() -> None:
-        """Move the clock (when playing), then the cards and the Gantt chart."""
+        """Move the clock (when playing), then the cards and the Gantt chart; as the chart
+        grows, frames come less often, so the browser never falls behind (see
+        ``live.frame_every``)."""
         run = live.current()
         was_playing = run.playing
         clock = run.tick(live.SPEEDS[speed])
@@ -59,6 +62,8 @@ with ui.inline_errors():
         ui.chart(figures.gantt_figure(run.rows, clock, colour_by, run.horizon),
                  key="live_gantt")
         run.commit()  # sent: a Pause from now on keeps this clock
+        if run.playing and live.frame_every(run.bars) != every:
+            st.rerun(scope="app")  # the fragment's timer is set by the whole page
 
     @st.fragment(run_every=live.LOG_S if playing else None)
     def log() -> None:

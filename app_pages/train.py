@@ -13,7 +13,12 @@ from lab import figures, line, runs, state, ui
 from lab.training import TrainingRun, ending, verdict, weights_bytes
 
 POLL_S = 1.0
-CURVE = ("val_jct_over_bound", "mean_episode_jct_over_bound", "teacher_val_jct_over_bound")
+CURVE = {
+    "val_jct_over_bound": "drl on the validation workloads",
+    "mean_episode_jct_over_bound": "drl on its training workloads",
+    "teacher_val_jct_over_bound": "its teacher on the validation workloads",
+}
+"""The learning curve's lines: history column -> what it measures, in words."""
 CLUSTER_SIZES = (8, 16, 32, 64, 128, 256)
 
 
@@ -109,7 +114,8 @@ def progress() -> None:
     st.session_state["train_was_running"] = run.running
     if run.rows:
         history = pd.DataFrame(run.rows)
-        present = [c for c in CURVE if c in history and history[c].notna().any()]
+        present = {c: name for c, name in CURVE.items()
+                   if c in history and history[c].notna().any()}
         ui.chart(figures.learning_curve_figure(history, "iteration", present), key="train_curve")
 
 

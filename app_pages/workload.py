@@ -6,8 +6,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine.paths import shared_data
+from engine.paths import DATA_ENV, shared_data
+from engine.policies import ELASTIC_POLICIES, make_policy
 from engine.speedup import MODEL_NAMES
+from engine.units import unit_for
 from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
 from lab import figures, state, ui
 
@@ -107,6 +109,10 @@ with import_tab:
         last = state.last_load()
         if last is not None and last[0] == "reference" and last[1] is not None:
             ui.show_error(last[1], kept=KEPT)
+    else:
+        st.info(f"No reference traces: they are read from `{shared_data()}`, which has none "
+                "(Pollux `pollux/workloads/workload-*.csv`, `swf/*.swf`, `philly.csv`). Set "
+                f"`{DATA_ENV}` to the folder holding them and restart the app.")
 
 workload = state.workload()
 cluster = state.cluster()
@@ -115,13 +121,18 @@ st.header(f"{workload.name}")
 left, right = st.columns([1, 3], vertical_alignment="bottom")
 left.selectbox("job mode", state.JOB_MODES, **state.bind("mode"),
                help="as-loaded keeps each job's own `mode` column (moldable when generated).")
+resizes = {n: make_policy(n).resizes for n in ELASTIC_POLICIES}
 right.caption("**rigid**: exactly the GPUs requested; **moldable**: the scheduler picks the "
               "count when the job starts; **malleable**: resizable while it runs, which only "
-              "an elastic policy (tiresias, optimus-elastic, afs-elastic) does.")
+              f"the elastic policies {', '.join(n for n, r in resizes.items() if r)} do "
+              f"({', '.join(n for n, r in resizes.items() if not r)} pauses and resumes jobs "
+              "but never resizes one).")
+span = float(frame["submit_time"].max())
+unit = unit_for(span)  # the card and the arrivals chart read in one unit
 ui.metric_cards([
     ("jobs", f"{len(workload):,}", None),
     ("offered load", f"{offered_load(workload, cluster):.2f}", None),
-    ("arrivals span", figures.duration(float(frame["submit_time"].max())), None),
+    ("arrivals span", unit.format(span), None),
     ("models", f"{frame['model'].nunique()}", None),
 ])
 for note in workload.notes:
@@ -135,7 +146,7 @@ st.download_button("Download the workload as CSV", to_csv_bytes(workload),
                    f"{workload.name}.csv", "text/csv", on_click="ignore")
 left, right = st.columns(2)
 with left:
-    ui.chart(figures.arrivals_figure(frame), key="wl_arrivals")
+    ui.chart(figures.arrivals_figure(frame, unit), key="wl_arrivals")
     ui.chart(figures.model_mix_figure(frame), key="wl_mix")
 with right:
     ui.chart(figures.size_figure(frame), key="wl_sizes")

@@ -26,11 +26,18 @@ def pretrained_dir() -> Path:
     override = os.environ.get(PRETRAINED_ENV)
     if override:
         return Path(override)
-    try:  # installed (wheel or editable): the top-level pretrained/ folder, as package data
-        from engine import pretrained
-    except ImportError:  # a checkout on sys.path but not installed
-        return _CHECKOUT / "pretrained"
-    return Path(pretrained.__file__).resolve().parent
+    return beside_package(Path(__file__).resolve().parent, "pretrained")
+
+
+def beside_package(package: Path, name: str) -> Path:
+    """The folder ``name`` that ``package`` ships: inside it when installed from a wheel,
+    beside it in a checkout (pyproject.toml's ``package-dir`` maps one to the other).
+
+    Found by location, not by import: with another checkout installed in editable mode,
+    importing ``engine.pretrained`` would find *that* checkout's folder.
+    """
+    inside = package / name
+    return inside if inside.is_dir() else package.parent / name
 
 
 def shared_data(*parts: str) -> Path:

@@ -4,11 +4,15 @@ It runs ``streamlit run`` on the installed ``lab/app.py`` with the lab's Streaml
 settings (``lab/streamlit_config.toml``, which a checkout's ``.streamlit/config.toml``
 links to) passed as flags, so the theme and options are the same from any folder.
 Extra arguments go to ``streamlit run`` (e.g. ``--server.port 8600``).
+
+The launcher *becomes* the server (``exec``) rather than starting it as a child, so a
+SIGTERM or Ctrl-C sent to ``moldable-lab-app`` reaches Streamlit, which shuts down; a
+child would outlive its killed parent and keep serving.
 """
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -27,15 +31,13 @@ def streamlit_flags(config: Path = HERE / "streamlit_config.toml") -> list[str]:
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> None:
     extra = list(sys.argv[1:] if argv is None else argv)
     command = [sys.executable, "-m", "streamlit", "run", str(HERE / "app.py"),
                *streamlit_flags(), *extra]
-    try:
-        return subprocess.call(command)
-    except KeyboardInterrupt:
-        return 130
+    sys.stdout.flush()
+    os.execv(sys.executable, command)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

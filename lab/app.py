@@ -11,16 +11,13 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.paths import beside_package
 from lab import runs, state, ui
 
 
 def pages_dir() -> Path:
     """Where the page scripts are: the checkout's ``app_pages/``, installed as ``lab.app_pages``."""
-    try:
-        from lab import app_pages
-    except ImportError:  # a checkout on sys.path but not installed
-        return Path(__file__).resolve().parents[1] / "app_pages"
-    return Path(app_pages.__file__).resolve().parent
+    return beside_package(Path(__file__).resolve().parent, "app_pages")
 
 
 def main() -> None:
@@ -36,6 +33,7 @@ def main() -> None:
     ]
     refused = state.boot()
     page = st.navigation(pages)
+    ui.readable_text()
     ui.sidebar(refused)
     st.sidebar.caption(f"Heavy runs (Compare, Home's demo) go to {runs.executor().describe()}.")
     state.mirror_to_url()

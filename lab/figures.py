@@ -22,6 +22,7 @@ from engine.policies import display_name, policy_entry
 from engine.protocol import RunningJob
 from engine.simulator.results import Decision, decision_table
 from engine.speedup.table import speedup_table
+from engine.units import HOUR, TimeUnit, unit_for
 from engine.workload.models import speedup_models
 
 PALETTE: tuple[str, ...] = (
@@ -39,6 +40,19 @@ POLICY_COLOURS: dict[str, str] = {
     "threshold-free": "#9E9E9E", "threshold-queue": "#C2A5CF",
 }
 """One colour per policy on every page: ``drl`` is always the same blue, no two alike."""
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def _nth(name: str) -> int:
+    """A policy's fixed place (its colour's), so its dash never changes."""
+    order = list(POLICY_COLOURS)
+    return order.index(name) if name in order else len(order) + sum(map(ord, name))
+
+
+def dash(name: str) -> str:
+    """A policy's line dash, so lines are told apart without colour (``drl``: solid)."""
+    return "solid" if name == "drl" else _DASHES[1 + _nth(name) % (len(_DASHES) - 1)]
+
 MODEL_COLOURS: dict[str, str] = {
     "bert": "#2E6FDB", "cifar10": "#E8743B", "deepspeech2": "#19A979", "imagenet": "#ED4A7B",
     "ncf": "#945ECF", "yolov3": "#13A4B4", "amdahl": "#6C8893", "downey": "#D4A017",
@@ -66,9 +80,20 @@ A plain dict (not a registered name) so the unvalidated live figures carry it to
 LAYOUT: dict[str, Any] = {
     "template": TEMPLATE,
     "margin": {"l": 10, "r": 10, "t": 90, "b": 10},
-    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+    # maxheight 1: a legend may take the whole height, never a scroll box of 9 of 12
+    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "maxheight": 1.0},
 }
 """Titles at the top, the legend between title and plot: never over an axis title."""
+
+LEGEND_ROW_PX = 24
+"""A legend row's height (16 px text)."""
+
+
+def with_legend(height: int, entries: int, per_row: int = 1) -> int:
+    """``height`` grown by a legend's rows (``per_row`` entries fit on one: a half-width
+    chart fits one policy name), so that a legend of 12 policies neither scrolls nor
+    squeezes the plot to a strip."""
+    return height + (LEGEND_ROW_PX * math.ceil(entries / per_row) if entries > 1 else 0)
 
 
 def colour_map(names: Iterable[str]) -> dict[str, str]:
@@ -84,11 +109,6 @@ def label(name: str) -> str:
     return entry.title if entry else name
 
 
-def time_unit(span_seconds: float) -> tuple[str, float]:
-    """The unit a time axis reads best in for ``span_seconds``: minutes, else hours."""
-    return ("min", 60.0) if span_seconds <= 3 * 3600 else ("h", 3600.0)
-
-
 _CHECKED_TEMPLATE = go.layout.Template(TEMPLATE)
 """:data:`TEMPLATE` validated once: a validated figure handed the dict validates all of it
 again (about 25 ms a chart, most of a page's server time when a class opens it at once)."""
@@ -101,14 +121,9 @@ def _styled(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
 
 
 def duration(seconds: float) -> str:
-    """Seconds in the unit a metric card reads best in (s, min or h)."""
-    if not math.isfinite(seconds):
-        return "–"
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.2f} h"
+    """A lone time (a card, the decision log) in the unit its own scale reads best in;
+    where several times share a page, pass them one :class:`TimeUnit` instead."""
+    return unit_for(seconds).format(seconds)
 
 
 # -- the live Gantt chart --------------------------------------------------------------
@@ -214,7 +229,8 @@ def gantt_figure(
     preemption leaves a gap, and each restart delay is a hatched grey bar.
     """
     cluster = rows.cluster
-    unit, scale = time_unit(max(now, span))
+    unit = unit_for(max(now, span))
+    scale = unit.seconds
     groups: dict[str, dict[str, list]] = {}
     by_model = colour_by == "model"
 
@@ -273,7 +289,7 @@ def gantt_figure(
         "meta": {"clock": now},
         # fixed margins: automargin makes plotly lay the chart out twice per frame
         "margin": {"l": 80, "r": 10, "t": 90, "b": 60},
-        "xaxis": {"title": {"text": f"time ({unit})"}, "automargin": False,
+        "xaxis": {"title": {"text": f"time ({unit.symbol})"}, "automargin": False,
                   "range": [0, max(now, 1.0) / scale * 1.02]},
         "yaxis": {
             "range": [total - 0.5, -0.5], "showgrid": False, "automargin": False,
@@ -293,11 +309,12 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
     Built without validation, like :func:`gantt_figure`, because the live page redraws it.
     """
     colours = colour_map(timelines)
-    unit, scale = time_unit(max((float(tl["time"].max()) for tl in timelines.values()
-                                 if len(tl)), default=0.0))
+    unit = unit_for(max((float(tl["time"].max()) for tl in timelines.values() if len(tl)),
+                        default=0.0))
+    scale = unit.seconds
     data = []
     for name, tl in timelines.items():
-        line = {"shape": "hv", "color": colours[name], "width": 2.5}
+        line = {"shape": "hv", "color": colours[name], "width": 2.5, "dash": dash(name)}
         time = (tl["time"] / scale).to_numpy().tolist()
         common = {"type": "scatter", "mode": "lines", "x": time, "name": label(name),
                   "legendgroup": name, "line": line}
@@ -305,9 +322,9 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
         data.append({**common, "y": tl["queue"].tolist(), "yaxis": "y2", "showlegend": False})
     layout = {
         **LAYOUT,
-        "height": 420,
+        "height": with_legend(420, len(timelines), per_row=4),
         "showlegend": len(timelines) > 1,
-        "xaxis": {"title": {"text": f"time ({unit})"}, "anchor": "y2"},
+        "xaxis": {"title": {"text": f"time ({unit.symbol})"}, "anchor": "y2"},
         "yaxis": {"domain": [0.56, 1], "tickformat": ".0%", "range": [0, 1.05],
                   "title": {"text": "GPU utilization"}},
         "yaxis2": {"domain": [0, 0.44], "title": {"text": "jobs waiting"}, "rangemode": "tozero"},
@@ -318,18 +335,21 @@ def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> g
 # -- workloads --------------------------------------------------------------------------
 
 
-def arrivals_figure(frame: pd.DataFrame) -> go.Figure:
-    """Jobs submitted per time bin, stacked by model: shows bursts a policy must absorb."""
+def arrivals_figure(frame: pd.DataFrame, unit: TimeUnit | None = None) -> go.Figure:
+    """Jobs submitted per time bin, stacked by model: shows bursts a policy must absorb.
+
+    Time is in ``unit`` (default: the one the arrivals' span reads best in)."""
     fig = go.Figure()
     colours = colour_map(sorted(frame["model"].unique()))
     bins = min(60, max(10, len(frame) // 5))
     span = float(frame["submit_time"].max()) if len(frame) else 0.0
-    size = span / bins if span > 0 else 1.0
+    unit = unit or unit_for(span)
+    size = unit.of(span) / bins if span > 0 else 1.0
     for model, colour in colours.items():
-        part = frame.loc[frame["model"] == model, "submit_time"]
+        part = unit.of(frame.loc[frame["model"] == model, "submit_time"])
         fig.add_trace(go.Histogram(x=part, name=model, marker_color=colour,
                                    xbins={"start": 0, "size": size}))
-    fig.update_xaxes(title="submit time (s)")
+    fig.update_xaxes(title=f"submit time ({unit.symbol})")
     fig.update_yaxes(title="jobs")
     return _styled(fig, "Arrivals over time", barmode="stack", height=320)
 
@@ -344,10 +364,30 @@ def size_figure(frame: pd.DataFrame) -> go.Figure:
     counts = frame["requested_gpus"].value_counts().sort_index()
     fig.add_trace(go.Bar(x=counts.index.astype(str), y=counts.to_numpy(),
                          marker_color=PALETTE[1], showlegend=False), row=1, col=2)
-    ticks = np.arange(math.floor(work.min()), math.ceil(work.max()) + 1) if len(work) else []
-    fig.update_xaxes(tickvals=ticks, ticktext=[f"{10.0**t:g}" for t in ticks], row=1, col=1)
+    ticks = _round_ticks(work)
+    if ticks:  # the range reaches the outer ticks, so at least two are drawn
+        low, high = math.log10(ticks[0]), math.log10(ticks[-1])
+        fig.update_xaxes(tickvals=np.log10(ticks), ticktext=[f"{t:g}" for t in ticks],
+                         range=[min(low, float(work.min())) - 0.02,
+                                max(high, float(work.max())) + 0.02], row=1, col=1)
     fig.update_xaxes(type="category", row=1, col=2)
     return _styled(fig, "Job sizes", height=320)
+
+
+def _round_ticks(log10_values: np.ndarray) -> list[float]:
+    """1-2-5 ticks (0.1, 0.2, 0.5, 1 …) across ``log10_values``' range: at least two, even
+    when the values span less than a decade."""
+    if not len(log10_values):
+        return []
+    low, high = float(np.min(log10_values)), float(np.max(log10_values))
+    ticks = [m * 10.0**e for e in range(math.floor(low) - 1, math.ceil(high) + 1)
+             for m in (1, 2, 5)]
+    inside = [t for t in ticks if low - 1e-9 <= math.log10(t) <= high + 1e-9]
+    if len(inside) >= 2:
+        return inside
+    below = [t for t in ticks if math.log10(t) < low]
+    above = [t for t in ticks if math.log10(t) > high]
+    return [*below[-1:], *inside, *above[:1]]
 
 
 def model_mix_figure(frame: pd.DataFrame) -> go.Figure:
@@ -377,8 +417,15 @@ def speedup_figure(table: pd.DataFrame, metric: str = "speedup") -> go.Figure:
         top = int(table["gpus"].max())
         fig.add_trace(go.Scatter(x=[1, top], y=[1, top], name="ideal", mode="lines",
                                  line={"dash": "dot", "color": "#9AA5B1"}))
-    fig.update_xaxes(title="GPUs", type="log", dtick=math.log10(2))
-    fig.update_yaxes(title=metric, type="log" if metric == "speedup" else "linear")
+    top = int(table["gpus"].max()) if len(table) else 1
+    doublings = [2**k for k in range(top.bit_length())]  # 1, 2, 4 … written in full
+    fig.update_xaxes(title="GPUs", type="log", tickvals=doublings,
+                     ticktext=[str(g) for g in doublings])
+    if metric == "speedup":  # plotly's log ticks would write 20 and 50 as "2" and "5"
+        fig.update_yaxes(title=metric, type="log", tickvals=doublings,
+                         ticktext=[str(g) for g in doublings])
+    else:
+        fig.update_yaxes(title=metric)
     return _styled(fig, f"{metric.capitalize()} curves", height=360)
 
 
@@ -390,41 +437,46 @@ def jct_bar_figure(
     ci95: pd.Series | None = None,
     lower_bound: float | None = None,
     highlight: str = "drl",
+    unit: TimeUnit | None = None,
 ) -> go.Figure:
-    """Average JCT per policy (best first), with 95% CIs and the no-contention bound."""
+    """Average JCT per policy (best first), with 95% CIs and the no-contention bound, in
+    ``unit`` (default: the one the largest bar reads best in)."""
     order = means.sort_values().index
+    unit = unit or unit_for(float(means.max()) if len(means) else 0.0)
     error = None
     if ci95 is not None and ci95.notna().any():
-        error = {"type": "data", "array": ci95[order].fillna(0).to_numpy() / 3600.0}
+        error = {"type": "data", "array": unit.of(ci95[order].fillna(0).to_numpy())}
     colours = colour_map(order)
     fig = go.Figure(go.Bar(
-        x=means[order].to_numpy() / 3600.0, y=[label(p) for p in order],
+        x=unit.of(means[order].to_numpy()), y=[label(p) for p in order],
         orientation="h", marker_color=[colours[p] for p in order],
         marker_line={"color": INK, "width": [3 if p == highlight else 0 for p in order]},
-        error_x=error, hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
+        error_x=error, hovertemplate=f"%{{y}}: %{{x:.1f}} {unit.symbol}<extra></extra>",
     ))
     if lower_bound is not None and math.isfinite(lower_bound):
-        fig.add_vline(x=lower_bound / 3600.0, line_dash="dash", line_color="#19A979",
+        fig.add_vline(x=unit.of(lower_bound), line_dash="dash", line_color="#19A979",
                       annotation_text="lower bound", annotation_position="top")
-    fig.update_xaxes(title="average JCT (h)")
+    fig.update_xaxes(title=f"average JCT ({unit.symbol})")
     fig.update_yaxes(autorange="reversed")
     return _styled(fig, "Average job completion time", height=90 + 30 * len(order),
                    showlegend=False)
 
 
-def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
-    """Empirical CDF of job completion times per policy (log time axis)."""
+def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame], unit: TimeUnit = HOUR) -> go.Figure:
+    """Empirical CDF of job completion times per policy (log time axis, in ``unit``)."""
     fig = go.Figure()
     colours = colour_map(jobs)
     for name, table in jobs.items():
         jct = np.sort(table["jct"].dropna().to_numpy())
-        fig.add_trace(go.Scatter(x=jct / 3600.0, y=np.arange(1, len(jct) + 1) / len(jct),
+        fig.add_trace(go.Scatter(x=unit.of(jct), y=np.arange(1, len(jct) + 1) / len(jct),
                                  name=label(name),
-                                 line={"shape": "hv", "color": colours[name], "width": 2.5}))
+                                 line={"shape": "hv", "color": colours[name], "width": 2.5,
+                                       "dash": dash(name)}))
     # one labelled tick per decade: plotly's default log ticks crowd a narrow chart
-    fig.update_xaxes(title="JCT (hours, log)", type="log", dtick=1, minor={"showgrid": True})
+    fig.update_xaxes(title=f"JCT ({unit.symbol}, log)", type="log", dtick=1,
+                     minor={"showgrid": True})
     fig.update_yaxes(title="fraction of jobs", tickformat=".0%")
-    return _styled(fig, "JCT distribution", height=440)
+    return _styled(fig, "JCT distribution", height=with_legend(440, len(jobs)))
 
 
 def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
@@ -442,10 +494,11 @@ def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
         fig.add_trace(go.Bar(x=part["model"], y=part["gpus"], name=label(name),
                              marker_color=colours[name]))
     fig.update_yaxes(title="mean GPUs given")
-    return _styled(fig, "GPUs given per model", barmode="group", height=380)
+    return _styled(fig, "GPUs given per model", barmode="group",
+                   height=with_legend(380, len(jobs)))
 
 
-def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
+def sweep_figure(sweep: pd.DataFrame, unit: TimeUnit = HOUR) -> go.Figure:
     """Threshold-optimal's tuning: average JCT against T, one panel per signal.
 
     ``sweep`` is the ``threshold_sweep`` table (``signal, T, avg_jct``), possibly from
@@ -458,30 +511,34 @@ def sweep_figure(sweep: pd.DataFrame) -> go.Figure:
     best = mean.loc[mean["avg_jct"].idxmin()]
     for col, signal in enumerate(signals, start=1):
         part = mean[mean["signal"] == signal].sort_values("T")
-        fig.add_trace(go.Scatter(x=part["T"], y=part["avg_jct"] / 3600.0, mode="lines+markers",
+        fig.add_trace(go.Scatter(x=part["T"], y=unit.of(part["avg_jct"]), mode="lines+markers",
                                  name=str(signal), line={"color": PALETTE[col - 1]}),
                       row=1, col=col)
         low = part.loc[part["avg_jct"].idxmin()]
         star = low["signal"] == best["signal"] and low["T"] == best["T"]
         fig.add_trace(go.Scatter(
-            x=[low["T"]], y=[low["avg_jct"] / 3600.0], mode="markers+text",
+            x=[low["T"]], y=[unit.of(low["avg_jct"])], mode="markers+text",
             marker={"symbol": "star" if star else "circle", "size": 16 if star else 10,
                     "color": "#ED4A7B"},
             text=[f"T={low['T']:g}" + (" (optimum)" if star else "")],
-            textposition="top center", showlegend=False,
+            # away from the panel's edge it is nearer to, so the label is never cut off
+            textposition="top right" if low["T"] <= part["T"].median() else "top left",
+            showlegend=False,
         ), row=1, col=col)
         fig.update_xaxes(title="threshold T", row=1, col=col)
-    fig.update_yaxes(title="average JCT (hours)", row=1, col=1)
+    fig.update_yaxes(title=f"average JCT ({unit.symbol})", row=1, col=1)
+    fig.update_yaxes(showticklabels=True)  # every panel its numbers, though they share a scale
     return _styled(fig, "Threshold sweep", height=360, showlegend=False)
 
 
-def learning_curve_figure(history: pd.DataFrame, x: str, y: Sequence[str]) -> go.Figure:
-    """Training progress: the chosen metrics against iterations."""
+def learning_curve_figure(history: pd.DataFrame, x: str, y: Mapping[str, str]) -> go.Figure:
+    """Training progress: the chosen metrics (column -> its name on the legend) against
+    iterations."""
     fig = go.Figure()
     colours = colour_map(y)
-    for column in y:
+    for column, name in y.items():
         part = history[[x, column]].dropna()  # validation runs only every few iterations
-        fig.add_trace(go.Scatter(x=part[x], y=part[column], name=column.replace("_", " "),
+        fig.add_trace(go.Scatter(x=part[x], y=part[column], name=name,
                                  mode="lines+markers", line={"color": colours[column]}))
     fig.update_xaxes(title=x)
     fig.update_yaxes(title="avg JCT / lower bound (lower is better)")
@@ -495,8 +552,8 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     """A policy's explanation of one decision, short enough for a table cell.
 
     ``drl`` gives ``probabilities`` as ``(job, gpus, p)`` triples (its top actions) and
-    the probability of waiting; those read as ``job×gpus p%``. Other values are shown
-    as ``key=value``.
+    the probability of waiting; those read as ``job×gpus p%``. A ``rule`` is given in its
+    own words; other values are shown as ``key=value``.
     """
     if not info:
         return ""
@@ -504,6 +561,8 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     for key, value in info.items():
         if key == "probabilities" and isinstance(value, list | tuple):
             parts.append(", ".join(f"{job}×{gpus} {p:.0%}" for job, gpus, p in value))
+        elif key == "rule":
+            parts.append(str(value))
         elif isinstance(value, float):
             parts.append(f"{key} {value:.0%}" if key == "wait" else f"{key}={value:.3g}")
         else:
@@ -560,19 +619,21 @@ def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFram
                          gpus_per_node=cluster.gpus_per_node)
 
 
-def readable_summary(summary: pd.DataFrame) -> pd.DataFrame:
+def readable_summary(summary: pd.DataFrame, unit: TimeUnit | None = None) -> pd.DataFrame:
     """The comparison summary for a room: display names, units in the headers, rounded.
 
     ``summary`` is ``engine.compare.summarize_comparison``'s table (seconds, fractions);
-    times are given in one unit, chosen from the largest mean, and rounded to 2 decimals.
+    times are in ``unit`` (default: the one the largest mean JCT reads best in), rounded to
+    2 decimals; each mean's 95% confidence interval is given as its half-width, and named so.
     """
-    unit, scale = time_unit(float(summary["makespan_mean"].max()) if len(summary) else 0.0)
+    unit = unit or unit_for(float(summary["avg_jct_mean"].max()) if len(summary) else 0.0)
     out = pd.DataFrame({"policy": summary["policy"].map(display_name),
                         "runs": summary["runs"]})
     for metric, label in (("avg_jct", "average JCT"), ("p95_jct", "p95 JCT"),
                           ("makespan", "makespan")):
-        out[f"{label} ({unit})"] = (summary[f"{metric}_mean"] / scale).round(2)
-        out[f"{label} ± 95% CI ({unit})"] = (summary[f"{metric}_ci95"] / scale).round(2)
+        out[f"{label} ({unit.symbol})"] = unit.of(summary[f"{metric}_mean"]).round(2)
+        out[f"{label} 95% CI half-width ({unit.symbol})"] = unit.of(
+            summary[f"{metric}_ci95"]).round(2)
     out["utilization (%)"] = (summary["utilization_mean"] * 100).round(1)
     return out
 
@@ -582,23 +643,26 @@ MODE_COLOURS: dict[str, str] = {"rigid": "#4D4D4D", "moldable": "#1F4FD1",
 """One colour per job mode (``engine.job.MODES``): moldable in drl's blue, its best policy."""
 
 
-def modes_bar_figure(best: pd.DataFrame) -> go.Figure:
+def modes_bar_figure(best: pd.DataFrame, unit: TimeUnit | None = None) -> go.Figure:
     """Per job mode, its best policy's mean average JCT with its 95% CI, named on the bar.
 
-    ``best`` is ``engine.modes.summarize_modes``'s table (one row per mode).
+    ``best`` is ``engine.modes.summarize_modes``'s table (one row per mode); times are in
+    ``unit`` (default: the one the largest bar reads best in).
     """
+    unit = unit or unit_for(float(best["avg_jct_mean"].max()) if len(best) else 0.0)
     error = None
     if best["avg_jct_ci95"].notna().any():
-        error = {"type": "data", "array": best["avg_jct_ci95"].fillna(0).to_numpy() / 3600.0}
+        error = {"type": "data", "array": unit.of(best["avg_jct_ci95"].fillna(0).to_numpy())}
     fig = go.Figure(go.Bar(
-        x=best["avg_jct_mean"].to_numpy() / 3600.0,
+        x=unit.of(best["avg_jct_mean"].to_numpy()),
         y=[f"<b>{m}</b><br>{label(p)}" for m, p in zip(best["mode"], best["policy"], strict=True)],
         orientation="h", marker_color=[MODE_COLOURS[m] for m in best["mode"]], error_x=error,
-        hovertemplate="%{y}: %{x:.2f} h<extra></extra>",
+        hovertemplate=f"%{{y}}: %{{x:.1f}} {unit.symbol}<extra></extra>",
     ))
     # from 0: with two or three seeds a t interval may reach below zero, which no JCT does
-    upper = float((best["avg_jct_mean"] + best["avg_jct_ci95"].fillna(0)).max()) / 3600.0
-    fig.update_xaxes(title="average JCT of the best policy (h)", range=[0, upper * 1.05])
+    upper = unit.of(float((best["avg_jct_mean"] + best["avg_jct_ci95"].fillna(0)).max()))
+    fig.update_xaxes(title=f"average JCT of the best policy ({unit.symbol})",
+                     range=[0, upper * 1.05])
     fig.update_yaxes(autorange="reversed")
     return _styled(fig, "What elasticity buys: the best policy of each job mode",
                    height=110 + 60 * len(best), showlegend=False)

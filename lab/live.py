@@ -42,12 +42,32 @@ it 60-100 ms after it is sent on a busy two-core machine; at 0.12 s it fell behi
 drawing 5.4 of the ~8 frames a second and letting two frames through after a Pause.
 At 0.15 s it draws every one (about 6.5 a second), and frames sent less than a drawing
 apart, the ones a Pause could not stop, no longer happen (``bench/bench_live_browser.py``)."""
+DRAW_S_PER_BAR = 0.2e-3
+"""Chromium's time to draw one Gantt bar, with headroom, on a busy two-core machine: with
+malleable jobs afs-elastic's chart holds about 5,000 bars (half of them restarts) after
+10 simulated hours, and the browser drew it 1.3 times a second. Frames sent faster than
+that queued in the browser, so a Pause was drawn 3-4 s and 2 simulated hours late."""
+SLOWEST_FRAME_S = FRAME_S * 8
+"""The longest frame interval: a big chart moves less smoothly, never less than once a
+second or so."""
 LOG_S = 1.0
 """Seconds between refreshes of the utilization chart and the decision log while playing:
 a log that scrolls five times a second cannot be read."""
-MAX_GAP_S = 1.0
-"""The most wall time one frame may catch up on, so a stalled server does not jump hours."""
+MAX_GAP_S = 1.5
+"""The most wall time one frame may catch up on, so a stalled server does not jump hours
+(more than :data:`SLOWEST_FRAME_S`, so a slowly paced run keeps its speed)."""
 SPEEDS = state.SPEEDS
+
+
+def frame_every(bars: int) -> float:
+    """The frame interval for a Gantt chart of ``bars`` bars: :data:`FRAME_S`, doubled until
+    the browser can draw each frame before the next one comes (up to
+    :data:`SLOWEST_FRAME_S`). So no frame waits in the browser, and a Pause is drawn
+    within one frame of the click, however many resizes the chart holds."""
+    every = FRAME_S
+    while every < bars * DRAW_S_PER_BAR and every < SLOWEST_FRAME_S:
+        every *= 2
+    return every
 
 
 def policy_names() -> list[str]:
@@ -92,6 +112,12 @@ class LiveRun:
     @property
     def elastic(self) -> bool:
         return isinstance(self.sim, ElasticSimulator)
+
+    @property
+    def bars(self) -> int:
+        """About how many bars the Gantt chart draws: a block of GPUs per segment, and as
+        many again for restarts in an elastic run."""
+        return len(self.rows.segments) * (2 if self.elastic else 1)
 
     @property
     def avg_jct(self) -> float:

@@ -23,7 +23,7 @@ from engine.cluster import Cluster
 from engine.compare import compare, mean_ci, summarize_comparison
 from engine.job import Job
 from engine.parallel import Progress
-from engine.paths import pollux_workloads
+from engine.paths import DATA_ENV, pollux_workloads
 from engine.policies import display_name
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
 from lab import runs, state
@@ -69,6 +69,15 @@ SCENARIOS = (
 )
 
 
+def missing_trace() -> str | None:
+    """Why Home has no real-trace scenario, in words a lecturer can act on (None: it has)."""
+    if POLLUX_TRACE.is_file():
+        return None
+    return (f"The real-trace scenario is missing: it reads the Pollux paper's workload 6 from "
+            f"`{POLLUX_TRACE}`, which is not there. Set `{DATA_ENV}` to the reference data "
+            "folder (the one holding `pollux/workloads/`) and restart the app.")
+
+
 @dataclass(frozen=True)
 class Change:
     """``drl``'s average JCT relative to a rival: mean and 95% CI half-width over seeds."""
@@ -78,12 +87,13 @@ class Change:
     half: float
 
     def words(self) -> str:
-        """``"38% faster (95% CI 30-46%)"``, ``"12% slower …"`` or ``"ties (within 2%)"``."""
+        """``"38% faster (95% CI 30-46%)"``, ``"12% slower …"`` or ``"ties (within ±2%)"``:
+        a tie is a change under :data:`TIE`, or one whose 95% interval includes zero."""
         if not math.isfinite(self.mean):
             return "–"
         if abs(self.mean) < TIE or (math.isfinite(self.half) and abs(self.mean) <= self.half):
             spread = max(abs(self.mean) + (self.half if math.isfinite(self.half) else 0), TIE)
-            return f"ties (within {spread:.0%})"
+            return f"ties (within ±{spread:.0%})"
         word = "faster" if self.mean < 0 else "slower"
         low, high = sorted((abs(self.mean) - self.half, abs(self.mean) + self.half))
         interval = f" (95% CI {max(low, 0):.0%}–{high:.0%})" if math.isfinite(self.half) else ""
@@ -95,9 +105,14 @@ class Change:
         return words.split(" (")[0] if words != "–" else words
 
     def against(self) -> str:
-        """``"is 38% faster (95% CI 30-46%) than Slurm FIFO (fifo-request)"``, or a tie."""
+        """``"is 38% faster (95% CI 30-46%) than Slurm FIFO (fifo-request)"``, or a tie, said
+        with what it means."""
         words, name = self.words(), display_name(self.rival)
-        return f"{words} with {name}" if words.startswith("ties") else f"is {words} than {name}"
+        if words.startswith("ties"):
+            spread = words.removeprefix("ties (").removesuffix(")")
+            return (f"ties with {name} (no clear difference: {spread}, and the 95% "
+                    "confidence interval includes zero)")
+        return f"is {words} than {name}"
 
 
 @dataclass(frozen=True)

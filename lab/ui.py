@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -15,17 +16,63 @@ import streamlit as st
 from engine.errors import USER_ERRORS, describe
 from engine.workload import WorkloadError
 from lab import state
-from lab.figures import duration, label
+from lab.figures import INK, duration, label
 from lab.line import Line
-from lab.scenarios import Change
+from lab.scenarios import TIE, Change
 
 SHOWN_INLINE = 8
 """Problems spelt out in the error box; the full list is in the table under it."""
 
 
+GLOSSARY: dict[str, str] = {
+    "JCT": "Job completion time: when a job ends minus when it was submitted, so its time "
+           "waiting in the queue plus its time running. *Average JCT* is the mean over all "
+           "jobs; lower is better.",
+    "offered load": "How busy the users' own requests would keep the cluster: the GPU time "
+                    "they ask for per second of arrivals, over the cluster's GPUs. 1.0 means "
+                    "work arrives as fast as the cluster can serve it. Arrivals are random, so "
+                    "a generated workload's measured load is near, not exactly, its target "
+                    "(1.00 may read 1.03).",
+    "lower bound": "Each job alone on the empty cluster, on its best GPU count. No schedule's "
+                   "average JCT can be lower; JCT / lower bound = 1 would be ideal.",
+    "rigid": "A job runs on exactly the GPUs its user asked for.",
+    "moldable": "The scheduler picks a job's GPU count when it starts; then it is fixed.",
+    "malleable": "The scheduler may also resize a running job; each resize costs a restart.",
+    "speedup": "How many times faster a job runs on n GPUs than on one; *efficiency* is "
+               "speedup / n.",
+    "95% CI": "95% confidence interval over the seeds: the mean's likely range, written "
+              "mean ± half-width.",
+    "tie": "No clear difference: the 95% confidence interval of the change includes zero "
+           f"(or the change is under {TIE:.0%}).",
+}
+"""The words a lecture uses, one click from any page (the sidebar's Glossary)."""
+
+
+READABLE_CSS = f"""<style>
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{
+  font-size: 1rem; color: {INK}; opacity: 1;
+}}
+</style>"""
+"""Captions carry the result sentences, so they are read from the back row: 16 px, the
+charts' ink (16:1 on white) rather than Streamlit's 14 px at 60% opacity."""
+
+
+def readable_text() -> None:
+    """Apply :data:`READABLE_CSS` to the page (it takes no room)."""
+    st.html(READABLE_CSS)
+
+
+def glossary() -> None:
+    """The :data:`GLOSSARY`, folded, at the top of the sidebar."""
+    with st.expander("Glossary"):
+        st.markdown("\n".join(f"- **{term}**: {text}" for term, text in GLOSSARY.items()))
+
+
 def sidebar(refused: list[str]) -> None:
-    """The cluster and seed every page uses, plus what the URL asked for but was refused."""
+    """The glossary, the cluster and seed every page uses, and what the URL asked for but
+    was refused."""
     with st.sidebar:
+        glossary()
         st.subheader("Cluster")
         left, right = st.columns(2)
         left.number_input("nodes", min_value=1, max_value=64, step=1, **state.bind("nodes"))
@@ -52,19 +99,26 @@ def sidebar(refused: list[str]) -> None:
 
 
 def chart(fig: go.Figure, key: str | None = None) -> None:
-    """Every chart the same way: full width, the app's own plotly template.
+    """Every chart the same way: full width, the app's own plotly template, a PNG button.
 
-    Streamlit's chart theme would replace the template's projector-sized dark text, and
-    plotly's toolbar covers titles and legends on a phone, so both are off. The title is
-    drawn above the chart rather than in it: a legend that wraps onto several rows on a
-    narrow screen grows upwards, over a title inside the figure.
+    Streamlit's chart theme would replace the template's projector-sized dark text. Of
+    plotly's toolbar only *Download as PNG* is kept (at twice the size, for slides), shown
+    while the pointer is on the chart: the full bar covered titles and legends on a phone.
+    The title is drawn above the chart rather than in it: a legend that wraps onto several
+    rows on a narrow screen grows upwards, over a title inside the figure.
     """
     title = fig.layout.title.text
     if title:
         st.markdown(f"**{title}**")
         fig.update_layout(title=None, margin_t=30)
-    st.plotly_chart(fig, key=key, theme=None,
-                    config={"displaylogo": False, "displayModeBar": False})
+    if len(fig.data) > 1 and fig.layout.showlegend is not False:
+        # an empty first legend row, for the PNG button to sit beside rather than on an entry
+        fig.update_layout(legend_title={"text": "&nbsp;", "side": "top"})
+    name = re.sub(r"[^a-z0-9]+", "-", (title or key or "chart").lower()).strip("-")
+    st.plotly_chart(fig, key=key, theme=None, config={
+        "displaylogo": False, "displayModeBar": "hover", "modeBarButtons": [["toImage"]],
+        "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2},
+    })
 
 
 DECISION_COLUMNS = {

@@ -14,6 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from pathlib import Path
 
 from engine.errors import USER_ERRORS, describe
 
@@ -31,10 +32,20 @@ COMMANDS: dict[str, str] = {
 """Sub-command -> its one-line help; the module ``engine.cli.<name>`` implements it."""
 
 
+CONSOLE_SCRIPT = "moldable-lab"
+"""The installed command (``[project.scripts]``); ``python -m engine`` works everywhere."""
+
+
+def program_name(argv0: str | None = None) -> str:
+    """How the user started the CLI, so usage lines and hints show a command that works."""
+    started_as = Path(sys.argv[0] if argv0 is None else argv0).stem
+    return CONSOLE_SCRIPT if started_as == CONSOLE_SCRIPT else "python -m engine"
+
+
 def build_parser(command: str) -> argparse.ArgumentParser:
     """The parser with ``command``'s options; the other commands are listed by name only."""
     parser = argparse.ArgumentParser(
-        prog="python -m engine",
+        prog=program_name(),
         description="Simulate, compare and train schedulers for moldable GPU jobs.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -20,7 +20,8 @@ from engine.job import MODES
 from engine.policies import ELASTIC_POLICIES, POLICIES
 from engine.run import run_policy
 from engine.simulator.elastic import RESTART_DELAY
-from engine.simulator.results import METRIC_DEFINITIONS
+from engine.simulator.results import METRIC_DEFINITIONS, TIME_METRICS
+from engine.units import with_unit
 from engine.workload import to_jobs
 from engine.workload.jobs import BATCH_KINDS
 
@@ -74,5 +75,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"policy {result.policy} on {cluster}, workload {workload.name} ({len(workload)} jobs)")
     for key, value in summary.items():
-        print(f"  {key:>20}: {value:,.3f}" if isinstance(value, float) else f"  {key:>20}: {value}")
+        shown = (with_unit(value) if key in TIME_METRICS
+                 else f"{value:,.3f}" if isinstance(value, float) else value)
+        print(f"  {key:>20}: {shown}")
     return 0

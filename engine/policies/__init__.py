@@ -74,7 +74,7 @@ POLICIES: dict[str, PolicyEntry] = {
         "estimates.",
     ),
     "optimus": PolicyEntry(
-        "optimus", "Optimus", "Optimus (greedy)",
+        "optimus", "Optimus", "Greedy Optimus",
         "Optimus (EuroSys'18): GPUs are handed out one at a time to the starting job whose "
         "remaining time drops the most from one more GPU. It needs run-time estimates.",
     ),
@@ -97,7 +97,7 @@ POLICIES: dict[str, PolicyEntry] = {
         ("queue", 4),
     ),
     "threshold-optimal": PolicyEntry(
-        "threshold_optimal", "ThresholdOptimal", "Tuned threshold (hindsight)",
+        "threshold_optimal", "ThresholdOptimal", "Hindsight-tuned threshold",
         "The threshold rule with its setting picked after the fact: every threshold is "
         "tried on this very workload and the best one is kept. No real scheduler knows "
         "the future, so this is the best any threshold rule could do.",
@@ -112,21 +112,21 @@ POLICIES: dict[str, PolicyEntry] = {
 
 ELASTIC_POLICIES: dict[str, PolicyEntry] = {
     "tiresias": PolicyEntry(
-        "tiresias", "Tiresias", "Tiresias (preemptive)",
+        "tiresias", "Tiresias", "Preemptive Tiresias",
         "Tiresias (NSDI'19): jobs run on exactly the GPUs they asked for, and the ones that "
         "have had the least GPU time go first. Every minute the cluster is re-dealt: a "
         "job that has had over 16 GPU-hours drops to a lower-priority queue and may be "
         "paused (preempted) for newcomers, then resumed later. It needs no run times.",
     ),
     "optimus-elastic": PolicyEntry(
-        "optimus_elastic", "OptimusElastic", "Optimus (elastic)",
+        "optimus_elastic", "OptimusElastic", "Elastic Optimus",
         "Optimus (EuroSys'18) as published: every minute all jobs, running or waiting, are "
         "re-sized. Each gets one GPU, then GPUs go one at a time to the job whose remaining "
         "time drops most. Running jobs grow and shrink, each change costing a restart. "
         "It needs run-time estimates.",
     ),
     "afs-elastic": PolicyEntry(
-        "afs_elastic", "AfsElastic", "AFS-L (elastic)",
+        "afs_elastic", "AfsElastic", "Elastic AFS-L",
         "AFS-L (NSDI'21) as published: whenever a job arrives or ends, the whole cluster is "
         "re-shared, running jobs included. GPUs go one at a time to the job that gains "
         "most, weighing the shortest remaining time against how well each job uses one "
@@ -134,7 +134,7 @@ ELASTIC_POLICIES: dict[str, PolicyEntry] = {
         "run-time estimates.",
     ),
     "pollux-like": PolicyEntry(
-        "pollux_like", "PolluxLike", "Pollux-like (elastic)",
+        "pollux_like", "PolluxLike", "Elastic Pollux-like",
         "Pollux's scheduler (OSDI'21): every minute all jobs are re-sized so that the "
         "slowest jobs are helped most. Every job gets a GPU before any gets a second, a "
         "job grows at most to twice its largest size so far, and a change that would "

@@ -35,7 +35,8 @@ class AfsElastic(AfsL):
 
         shares = self._share(sorted(pool, key=remaining_time), total - sum(fixed.values()), total)
         sizes = {**fixed, **{job: shares.get(job, 0) for job in pool}}
-        return relayout(view, sizes, "AFS-L, re-solved", place=None)
+        return relayout(view, sizes, "AFS-L: every GPU re-dealt as a job arrived or ended",
+                        place=None)
 
     def _throughput(self, job: Job, gpus: int) -> float:
         """``W`` of a partly run job: 1 / its remaining time on ``gpus`` GPUs."""

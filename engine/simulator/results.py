@@ -48,6 +48,9 @@ METRIC_DEFINITIONS: dict[str, str] = {
     "jct_over_bound": "avg_jct / lower_bound_avg_jct (1 = ideal)",
 }
 """What each summary metric means, in the words the CLI's help and the docs use."""
+TIME_METRICS: frozenset[str] = frozenset(
+    {"avg_jct", "p50_jct", "p95_jct", "makespan", "avg_wait", "lower_bound_avg_jct"})
+"""The summary metrics that are durations in seconds (the others are counts or ratios)."""
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,8 @@ def test_the_three_job_modes_are_explained_with_a_sketch_and_drl_placed_among_th
     assert titles == ["rigid", "moldable", "malleable"]
     per_panel = Counter(trace.get("xaxis", "x") for trace in sketch["data"])
     assert per_panel == {"x": 2, "x2": 2, "x3": 4}  # the malleable job's resize and restart
-    labels = [e.label for e in at.expander]
-    assert "Tiresias (preemptive) (`tiresias`)" in labels
+    labels = [e.label for e in at.main.expander]
+    assert "Preemptive Tiresias (`tiresias`)" in labels
     assert len(labels) == len(POLICIES) + len(ELASTIC_POLICIES)
 
 
@@ -71,3 +71,20 @@ def test_the_sketch_does_the_same_work_in_each_mode() -> None:
         assert bar.marker.color == MODE_COLOURS[mode]
         work[mode] += bar.width[0] / 0.95 * bar.x[0]
     assert work == {m: pytest.approx(16) for m in ("rigid", "moldable", "malleable")}
+
+
+def test_the_learned_scheduler_is_not_listed_among_the_baselines() -> None:
+    at = open_app("about")
+    headers = [h.value for h in at.header]
+    assert headers.index("The learned scheduler") < headers.index("Baselines")
+    drl = [e.label for e in at.expander].index("Deep-RL scheduler (`drl`)")
+    assert drl < [e.label for e in at.expander].index("Slurm FIFO (`fifo-request`)")
+
+
+@pytest.mark.parametrize("page", [None, "workload", "live", "compare", "train", "about"])
+def test_the_glossary_is_one_click_from_every_page(page) -> None:
+    at = open_app(page)
+    (glossary,) = [e for e in at.sidebar.expander if e.label == "Glossary"]
+    words = " ".join(m.value for m in glossary.markdown)
+    for term in ("JCT", "offered load", "lower bound", "moldable", "malleable", "tie"):
+        assert f"**{term}**" in words

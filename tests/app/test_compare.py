@@ -149,3 +149,17 @@ def test_job_modes_chart_one_bar_per_mode_with_a_reading(origin: str) -> None:
                                                       "<b>malleable</b>"]
     for bar, policy in zip(bars, modes["policy"], strict=True):  # "Title (code-name)"
         assert policy.startswith(bar.split("<br>")[1] + " (")
+
+
+def test_compare_reads_in_one_unit_and_names_the_interval_half_width() -> None:
+    at = open_app("compare")
+    at.multiselect(key="cmp_policies").set_value(FEW)
+    at.slider(key="w_seeds").set_value(2)
+    at.button(key="cmp_run").click().run()
+    summary = at.dataframe[0].value
+    (unit,) = {c.split("(")[-1].rstrip(")") for c in summary.columns if "JCT" in c}
+    assert "average JCT 95% CI half-width (" + unit + ")" in summary.columns
+    specs = "".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert f"average JCT ({unit})" in specs and f"JCT ({unit}, log)" in specs
+    (held_out,) = [c.value for c in at.caption if "threshold-held-out" in c.value]
+    assert held_out.count(f" {unit} ") == 2

@@ -30,9 +30,9 @@ def test_one_click_reads_your_workload_like_a_scenario() -> None:
     at.button(key="home_run").click().run()
     assert not at.exception
     cards = [(m.label, m.value) for m in at.metric]
-    drl = [value for label, value in cards if label == "drl average JCT"]
+    drl = [value for label, value in cards if label == "average JCT, deep-RL"]
     assert len(drl) == len(scenarios.SCENARIOS) + 1 and "±" in drl[-1]  # seeds: an interval
-    for rival in ("Slurm FIFO", "Tuned threshold (hindsight)"):
+    for rival in ("Slurm FIFO", "Hindsight-tuned threshold"):
         words = [value for label, value in cards if label == f"vs {rival}"][-1]
         assert words == "ties" or words.endswith((" faster", " slower"))  # fits a card
     reading = your_reading(at)
@@ -105,7 +105,7 @@ def test_an_uploaded_workload_is_one_run_said_plainly() -> None:
     at.button(key="home_run").click().run()
     assert not at.exception
     assert "95% CI" not in your_reading(at)
-    assert "±" not in [m.value for m in at.metric if m.label == "drl average JCT"][-1]
+    assert "±" not in [m.value for m in at.metric if m.label == "average JCT, deep-RL"][-1]
 
 
 def test_sidebar_cluster_changes_the_run() -> None:
@@ -133,7 +133,7 @@ def test_named_scenarios_over_seeds_read_faster_or_slower_with_intervals() -> No
     assert len(readings) == 2
     busy = readings[1]
     assert "faster (95% CI" in busy and "than Slurm FIFO (fifo-request)" in busy
-    assert any("±" in m.value for m in at.metric if m.label == "drl average JCT")
+    assert any("±" in m.value for m in at.metric if m.label == "average JCT, deep-RL")
 
 
 def test_named_scenarios_are_computed_once_per_server(monkeypatch) -> None:
@@ -154,7 +154,7 @@ def test_a_real_trace_is_a_scenario_when_the_reference_data_is_there() -> None:
     at = open_app()
     (reading,) = [c.value for c in at.caption if c.value.startswith("A real trace")]
     assert "than Slurm FIFO (fifo-request)" in reading and "95% CI" not in reading
-    cards = [m.value for m in at.metric if m.label == "drl average JCT"]
+    cards = [m.value for m in at.metric if m.label == "average JCT, deep-RL"]
     assert len(cards) == 3 and "±" not in cards[2]  # one workload: no interval
 
 
@@ -169,3 +169,22 @@ def test_the_default_demo_is_ready_before_anyone_asks(monkeypatch) -> None:
     monkeypatch.setattr(scenarios, "compute", refuse)
     at.button(key="home_run").click().run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
+
+
+def test_without_the_real_trace_home_says_what_is_missing(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(scenarios, "POLLUX_TRACE", tmp_path / "workload-6.csv")
+    at = open_app()
+    assert not at.exception
+    (note,) = [i.value for i in at.info if "real-trace scenario is missing" in i.value]
+    assert str(tmp_path / "workload-6.csv") in note and "MOLDABLE_LAB_DATA" in note
+
+
+def test_every_time_on_home_is_in_one_unit() -> None:
+    """The cards said 33.9 min over a chart in hours."""
+    at = open_app()
+    at.button(key="home_run").click().run()
+    assert not at.exception
+    units = {m.value.split(" ± ")[0].split()[-1] for m in at.metric
+             if m.label == "average JCT, deep-RL"}
+    (chart,) = at.get("plotly_chart")
+    assert len(units) == 1 and f"average JCT ({units.pop()})" in chart.proto.spec

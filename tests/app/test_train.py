@@ -32,7 +32,9 @@ def test_tiny_training_run_is_kept_and_usable() -> None:
     at.run()
     assert not at.exception
     assert "trained-1" in texts(at)
-    assert at.get("plotly_chart")  # the learning curve
+    (curve,) = at.get("plotly_chart")  # the learning curve, its lines named in words
+    assert "drl on the validation workloads" in curve.proto.spec
+    assert "jct_over_bound" not in curve.proto.spec.replace("_jct_over_bound\"", "")
     assert at.get("download_button")
     at.switch_page("app_pages/live.py").run()
     at.selectbox(key="w_policy").set_value("trained-1").run()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from apptest_helpers import open_app, texts
 
-from engine.paths import shared_data
+from engine.paths import DATA_ENV, shared_data
 
 GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
 BAD = b"submit_time,runtime_1gpu,model\n0,3600,bert\n60,-5,bert\n90,100,resnet9000\n"
@@ -103,7 +105,7 @@ def test_unknown_link_values_are_reported_in_words() -> None:
 
 def test_job_mode_is_a_setting_in_the_link_and_the_sidebar() -> None:
     at = open_app("workload")
-    assert "malleable" in texts(at) and "elastic policy" in texts(at)
+    assert "malleable" in texts(at) and "elastic policies" in texts(at)
     at.selectbox(key="w_mode").set_value("rigid").run()
     assert not at.exception
     assert at.query_params["mode"] == "rigid"
@@ -173,3 +175,35 @@ def test_an_upload_is_sniffed_once(monkeypatch) -> None:
     monkeypatch.setattr(engine.workload.load, "sniff", refuse)
     at = uploaded_pollux("upload_csv")
     assert "read as a POLLUX trace" in texts(at)
+
+
+def test_without_reference_data_the_import_tab_says_what_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "nowhere"))
+    at = open_app("workload")
+    assert not at.exception
+    (note,) = [i.value for i in at.info if "No reference traces" in i.value]
+    assert str(tmp_path / "nowhere") in note and DATA_ENV in note
+
+
+def test_the_arrivals_card_and_chart_share_one_unit() -> None:
+    """"arrivals span 10.01 h" sat over an axis in seconds (ticks 10k-30k)."""
+    at = open_app("workload")
+    span = next(m.value for m in at.metric if m.label == "arrivals span")
+    specs = "".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert f"submit time ({span.split()[-1]})" in specs
+
+
+def test_the_job_modes_caption_names_only_the_policies_that_resize() -> None:
+    """README says tiresias never resizes a job; the caption said it did."""
+    at = open_app("workload")
+    (caption,) = [c.value for c in at.caption if "**malleable**" in c.value]
+    which = caption.split("which only ")[1].split(" do ")[0]
+    assert "tiresias" not in which and "afs-elastic" in which
+
+
+def test_every_chart_can_be_saved_as_a_png_for_slides() -> None:
+    at = open_app("workload")
+    for chart in at.get("plotly_chart"):
+        config = json.loads(chart.proto.config)
+        assert config["modeBarButtons"] == [["toImage"]] and config["displayModeBar"]
+        assert config["toImageButtonOptions"]["format"] == "png"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -190,3 +191,22 @@ def test_a_philly_row_with_no_gpus_is_a_row_error(tmp_path, capsys):
         assert main([command, "--workload", str(trace)]) == 2
         err = capsys.readouterr().err
         assert "row 3, column 'num_gpus'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv0", "shown"), [
+    ("/venv/bin/moldable-lab", "moldable-lab"),
+    ("/src/engine/__main__.py", "python -m engine"),
+])
+def test_the_usage_line_names_the_command_the_user_typed(argv0, shown, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [argv0, "simulate", "--help"])
+    with pytest.raises(SystemExit):
+        main()
+    assert capsys.readouterr().out.startswith(f"usage: {shown} simulate")
+
+
+def test_simulate_prints_times_with_their_units(capsys):
+    assert main(["simulate", "--jobs", "40", "--seed", "3"]) == 0
+    lines = dict(line.strip().split(": ", 1) for line in capsys.readouterr().out.splitlines()[1:])
+    assert re.fullmatch(r"[\d,]+ s \([\d.]+ (min|h)\)", lines["avg_jct"]), lines["avg_jct"]
+    assert re.fullmatch(r"[\d,]+ s( \([\d.]+ (min|h|days)\))?", lines["makespan"])
+    assert re.fullmatch(r"\d\.\d{3}", lines["utilization"])  # a ratio keeps its digits

@@ -92,3 +92,52 @@ def test_each_policy_keeps_one_colour_whatever_else_is_drawn() -> None:
     assert colour_map(["drl"])["drl"] == colour_map(["knee", "afs-l", "drl"])["drl"]
     assert colour_map(["ncf"])["ncf"] == colour_map(["bert", "ncf"])["ncf"]
     assert colour_map(["drl", "trained-1"])["trained-1"] not in POLICY_COLOURS.values()
+
+
+def test_a_rule_is_given_in_its_own_words() -> None:
+    assert format_info({"rule": "AFS-L: every GPU re-dealt as a job arrived or ended"}) == (
+        "AFS-L: every GPU re-dealt as a job arrived or ended")
+    assert format_info({"rule": "knee", "free": 12}) == "knee; free=12"
+
+
+def test_policies_are_told_apart_by_more_than_colour() -> None:
+    """A projector washes colours out, and one student in twelve does not see them."""
+    from engine.policies import POLICIES
+    from lab import figures
+
+    assert figures.dash("drl") == "solid"
+    assert all(figures.dash(p) != "solid" for p in POLICIES if p != "drl")
+    result = run_policy("fifo-request", simulated(Cluster(4, 4)).jobs, Cluster(4, 4))
+    cdf = figures.jct_cdf_figure({"drl": result.jobs, "knee": result.jobs})
+    assert [t.line.dash for t in cdf.data] == ["solid", figures.dash("knee")]
+
+
+def test_log_axes_write_their_numbers_in_full() -> None:
+    """Log axes labelled 20 and 50 as "2" and "5", and "work (GPU-hours, log)" had one tick."""
+    import numpy as np
+    import pandas as pd
+
+    from lab import figures
+
+    table = pd.DataFrame({"model": ["m"] * 7, "gpus": [1, 2, 4, 8, 16, 32, 64],
+                          "nodes": [1] * 7, "speedup": [1, 1.9, 3.6, 7, 13, 24, 40]})
+    layout = figures.speedup_figure(table).layout
+    assert list(layout.yaxis.ticktext) == ["1", "2", "4", "8", "16", "32", "64"]
+    assert list(layout.xaxis.ticktext) == list(layout.yaxis.ticktext)
+    frame = pd.DataFrame({"runtime_1gpu": np.array([1.2, 1.5, 3.0]) * 3600.0,
+                          "requested_gpus": [1, 2, 4]})
+    ticks = figures.size_figure(frame).layout.xaxis.ticktext
+    assert len(ticks) >= 2 and list(ticks) == ["1", "2", "5"]
+
+
+def test_every_sweep_panel_has_its_numbers_and_the_optimum_label_stays_inside() -> None:
+    import pandas as pd
+
+    from lab import figures
+
+    sweep = pd.DataFrame({"signal": ["free"] * 3 + ["queue"] * 3, "T": [0, 0.5, 1, 0, 2, 4],
+                          "avg_jct": [100.0, 200, 300, 400, 500, 600]})
+    fig = figures.sweep_figure(sweep)
+    assert fig.layout.yaxis2.showticklabels
+    (star,) = [t for t in fig.data if t.text and "optimum" in t.text[0]]
+    assert star.textposition == "top right"  # T=0 is the left edge

@@ -65,7 +65,7 @@ def test_the_log_lists_preemptions_and_resumes_with_from_and_to_gpus() -> None:
     rows = log[["job", "action", "GPUs before", "GPUs chosen"]].values.tolist()
     assert rows == [["j0", "resume", 0, 4], ["j1", "start", 0, 4], ["j0", "preempt", 4, 0],
                     ["j0", "start", 0, 4]]
-    assert log["why"].iloc[2] == "rule=tiresias: preempted"
+    assert log["why"].iloc[2] == "tiresias: preempted"
     assert "action" not in " ".join(log["why"])
     assert "action" not in decision_log(run.sim.decisions).columns  # moldable log unchanged
 
@@ -132,3 +132,12 @@ def test_a_frame_interrupted_before_it_was_sent_does_not_move_the_clock() -> Non
     run.commit()  # nothing pending any more
     assert run.tick(60, now=start + 5) == pytest.approx(30)
     assert run.clock == pytest.approx(30)
+
+
+def test_frames_come_less_often_as_the_chart_grows_but_keep_up_with_the_clock():
+    """A browser drawing 5,000 bars 1.3 times a second must not be sent 6.5 frames."""
+    from lab.live import DRAW_S_PER_BAR, FRAME_S, MAX_GAP_S, SLOWEST_FRAME_S, frame_every
+
+    assert frame_every(0) == frame_every(300) == FRAME_S
+    assert frame_every(5000) >= 5000 * DRAW_S_PER_BAR
+    assert frame_every(10**6) == SLOWEST_FRAME_S < MAX_GAP_S  # no frame loses clock time

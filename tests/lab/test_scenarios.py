@@ -19,8 +19,8 @@ CONFIG = GeneratorConfig(jobs=20, load=0.9)
 @pytest.mark.parametrize("mean, half, words", [
     (-0.38, 0.08, "38% faster (95% CI 30%–46%)"),
     (0.12, math.nan, "12% slower"),
-    (-0.01, 0.005, "ties (within 2%)"),
-    (-0.05, 0.07, "ties (within 12%)"),  # the interval crosses zero
+    (-0.01, 0.005, "ties (within ±2%)"),
+    (-0.05, 0.07, "ties (within ±12%)"),  # the interval crosses zero
 ])
 def test_changes_read_faster_slower_or_ties(mean: float, half: float, words: str) -> None:
     change = Change("fifo-request", mean, half)

@@ -28,3 +28,11 @@ def test_display_name_puts_the_title_beside_the_code_name():
 def test_an_unknown_name_lists_the_known_ones():
     with pytest.raises(UnknownName, match="known: fifo-request, "):
         make_policy("nope")
+
+
+def test_no_display_name_nests_brackets():
+    """"Tuned threshold (hindsight) (threshold-optimal)" read as two asides."""
+    from engine.policies import ELASTIC_POLICIES
+
+    for name in [*POLICIES, *ELASTIC_POLICIES]:
+        assert display_name(name).count("(") == 1, display_name(name)
