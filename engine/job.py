@@ -10,6 +10,11 @@ MODES: tuple[str, ...] = ("rigid", "moldable", "malleable")
 """Feitelson and Rudolph's job kinds (JSSPP 1996): *rigid* runs exactly its request,
 *moldable* (the default) gets a GPU count fixed at start, *malleable* may be resized
 while it runs. Any of them may be preempted by a policy that asks for it."""
+LATEST_SUBMIT = 1e10
+"""The latest submit time a job may have, about 317 years: the simulator's clock is a
+float, and up to here it still resolves microseconds. Far beyond it (a Unix time in
+nanoseconds) a 60 s scheduling round or a 100 s job vanishes into rounding, so a run
+would never end, or report a 100 s job as done in 0 s."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -12,7 +12,7 @@ from enum import Enum
 
 import numpy as np
 
-from engine.job import MODES
+from engine.job import LATEST_SUBMIT, MODES
 from engine.speedup import MODEL_NAMES
 
 
@@ -106,7 +106,13 @@ _GPUS = Interval(low=1)
 
 COLUMNS: tuple[Column, ...] = (
     Column(
-        "submit_time", float, True, None, "seconds", "When the job is submitted.", Interval(low=0)
+        "submit_time",
+        float,
+        True,
+        None,
+        "seconds",
+        "When the job is submitted.",
+        Interval(low=0, high=LATEST_SUBMIT),
     ),
     Column(
         "runtime_1gpu",
