@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
+from engine.errors import LabError
 from engine.speedup.base import SpeedupModel
 
 MODES: tuple[str, ...] = ("rigid", "moldable", "malleable")
@@ -45,6 +47,11 @@ class Job:
         cached = self._cache.get(key)
         if cached is None:
             cached = self.runtime_1gpu / self.speedup_model.speedup(gpus, nodes)
+            if not 0.0 < cached < math.inf:  # overflow or underflow: the job would vanish
+                raise LabError(
+                    f"job {self.job_id}: its {self.model} speedup model gives a run time of "
+                    f"{cached:g} s on {gpus} GPUs; check its run time and model parameters"
+                )
             self._cache[key] = cached
         return cached
 
