@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import time
+
 import pytest
 
 from engine.workload import WorkloadError, load_workload
@@ -82,3 +85,20 @@ def test_philly_times_in_different_offsets_share_one_clock() -> None:
         "2017-10-09 07:01:00+00:00,100,1,100,a\n"
     )
     assert load_workload(text).frame["submit_time"].tolist() == [0.0, 60.0]
+
+
+def _load_seconds(columns: int) -> float:
+    header = "submit_time,runtime_1gpu," + ",".join(f"extra{i}" for i in range(columns))
+    text = f"{header}\n0,100{',1' * columns}\n"
+    best = math.inf
+    for _ in range(3):
+        started = time.perf_counter()
+        load_workload(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_loading_grows_linearly_with_the_column_count() -> None:
+    # 8x the columns: linear is ~8x the time, quadratic (a column inserted at a time,
+    # 4,000 columns took 11.8 s) ~64x. The bound leaves room for a noisy machine.
+    assert _load_seconds(2400) < 25 * _load_seconds(300)
