@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
 
 from engine import json_safe
 from engine.cluster import Cluster
@@ -117,3 +121,37 @@ def metrics_epilog(names: Sequence[str]) -> str:
     lines = [f"  {name:<{width}}{METRIC_DEFINITIONS[name].replace(chr(10), indent)}"
              for name in names]
     return "metrics, over the completed jobs (times in seconds):\n" + "\n".join(lines)
+
+
+@contextlib.contextmanager
+def output_file(path: str | os.PathLike) -> Iterator[IO[str]]:
+    """A text file that becomes ``path`` only once the block has written all of it.
+
+    It is written beside ``path`` and renamed over it (atomic within one folder), so a
+    full disk or an error leaves an existing ``path`` exactly as it was, rather than
+    cut off mid-line. Any ``OSError`` is re-raised naming ``path`` for the message.
+    """
+    path = Path(path)
+    temp: str | None = None
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+            yield file
+        os.chmod(temp, 0o666 & ~_umask())
+        os.replace(temp, path)
+        temp = None
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise OSError(error.errno, f"not written ({reason}); it is as it was before", str(path)) \
+            from None
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def _umask() -> int:
+    """The process's umask (only readable by setting it), for the mode a new file gets."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

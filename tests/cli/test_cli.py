@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
 
@@ -190,3 +192,44 @@ def test_a_philly_row_with_no_gpus_is_a_row_error(tmp_path, capsys):
         assert main([command, "--workload", str(trace)]) == 2
         err = capsys.readouterr().err
         assert "row 3, column 'num_gpus'" in err and "Traceback" not in err
+
+
+NOT_WRITTEN = "not written (No space left on device); it is as it was before"
+
+
+def _full_disk(_table, file, **_kwargs):
+    file.write("submit_time,runtime_1gpu\n0,36")
+    file.flush()
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_leaves_the_output_file_as_it_was(tmp_path, capsys, monkeypatch):
+    target = tmp_path / "w.csv"
+    target.write_text("the earlier file\n")
+    monkeypatch.setattr("engine.cli.workload.save_csv", _full_disk)
+    assert main(["workload", "--jobs", "5", "-o", str(target)]) == 2
+    assert target.read_text() == "the earlier file\n"
+    assert capsys.readouterr().err == f"error: {target}: {NOT_WRITTEN}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["w.csv"]  # no temporary file left
+
+
+def test_simulate_prints_its_summary_even_when_the_jobs_csv_cannot_be_written(
+    tmp_path, capsys, monkeypatch
+):
+    target = tmp_path / "jobs.csv"
+    monkeypatch.setattr("pandas.DataFrame.to_csv", _full_disk)
+    assert main(["simulate", "--jobs", "5", "--json", "--jobs-csv", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["jobs"] == 5
+    assert err == f"error: {target}: {NOT_WRITTEN}\n"
+    assert not target.exists() and not list(tmp_path.iterdir())
+
+
+def test_an_output_file_gets_the_usual_permissions(tmp_path):
+    target = tmp_path / "w.csv"
+    mask = os.umask(0o022)
+    try:
+        assert main(["workload", "--jobs", "5", "-o", str(target)]) == 0
+    finally:
+        os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o644
