@@ -109,9 +109,42 @@ def workload_from(args: argparse.Namespace, cluster: Cluster, seed: int | None =
     return generate(generator_config(args, seed), cluster)
 
 
+_document: IO[str] | None = None
+"""While :func:`json_stdout` holds it, the real stdout, which only the JSON document uses."""
+
+
 def print_json(data: Any) -> None:
     """One JSON document on stdout; NaN/inf become null so any parser reads it."""
-    sys.stdout.write(json_safe.dumps(data) + "\n")
+    (_document or sys.stdout).write(json_safe.dumps(data) + "\n")
+
+
+@contextlib.contextmanager
+def json_stdout() -> Iterator[None]:
+    """Keep stdout for :func:`print_json`'s document alone while a ``--json`` command runs.
+
+    Whatever else writes to the process's stdout, a library's thread or a child process
+    (Ray's "worker died" lines) included, goes to stderr instead, so the output always
+    parses. Only when stdout is the process's own descriptor 1 (not a test's capture).
+    """
+    global _document
+    try:
+        ours = sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):
+        ours = False
+    if not ours:
+        yield
+        return
+    sys.stdout.flush()
+    _document = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        _document.flush()
+        os.dup2(_document.fileno(), 1)
+        _document.close()
+        _document = None
 
 
 def metrics_epilog(names: Sequence[str]) -> str:

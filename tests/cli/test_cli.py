@@ -233,3 +233,25 @@ def test_an_output_file_gets_the_usual_permissions(tmp_path):
     finally:
         os.umask(mask)
     assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_with_json_nothing_but_the_document_reaches_stdout(tmp_path):
+    # Ray's driver threads and workers write "worker died" lines straight to the
+    # process's stdout; here a child process stands in for them.
+    script = (
+        "import os, subprocess, sys\n"
+        "import engine.cli.simulate as simulate\n"
+        "real = simulate.run_policy\n"
+        "def noisy(*args, **kwargs):\n"
+        "    os.write(1, b'(raylet) A worker died\\n')\n"
+        "    subprocess.run([sys.executable, '-c', 'print(\"child line\")'], check=True)\n"
+        "    return real(*args, **kwargs)\n"
+        "simulate.run_policy = noisy\n"
+        "from engine.cli import main\n"
+        "sys.exit(main(['simulate', '--jobs', '5', '--json']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["jobs"] == 5
+    assert "A worker died" in done.stderr and "child line" in done.stderr
