@@ -39,8 +39,8 @@ def sidebar(refused: list[str]) -> None:
             st.caption(f"Workload: generated{moded}. The address bar link reopens this demo.")
         else:
             st.caption(f"Workload: {state.origin()}{moded}. The address bar link reopens it "
-                       f"on this server while the server keeps it (the last "
-                       f"{state.KEPT_UPLOADS} uploads).")
+                       f"on this server while the server keeps it (the latest "
+                       f"{state.KEPT_UPLOAD_MB} MB of uploads).")
             unfit = state.recheck()
             if unfit is not None:
                 st.warning(f"The loaded workload does not suit {state.cluster()}: "

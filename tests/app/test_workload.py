@@ -128,7 +128,7 @@ def test_an_upload_the_server_no_longer_has_falls_back_to_the_generator() -> Non
     at = open_app("workload", upload="0123456789abcdef")
     assert not at.exception
     warnings = " ".join(w.value for w in at.sidebar.warning)
-    assert "`upload=0123456789abcdef`: this server no longer has that uploaded workload" in warnings
+    assert "`upload=0123456789abcdef`: this server does not have that uploaded workload" in warnings
     assert jobs_card(at) == "40"
     assert "upload" not in at.query_params
 
