@@ -143,14 +143,14 @@ def boot() -> list[str]:
             try:
                 value = setting.parse(params[setting.name])
             except ValueError as error:
-                refused.append(f"`{setting.name}={params[setting.name]}`: {error}")
+                refused.append(f"{setting.name}={params[setting.name]}: {error}")
         settings[setting.name] = value
     mix = DEFAULT_MIX
     if "mix" in params:
         try:
             mix = parse_mix(params["mix"])
         except ValueError as error:
-            refused.append(f"`mix={params['mix']}`: {error}")
+            refused.append(f"mix={params['mix']}: {error}")
     for model in MODEL_NAMES:
         settings[mix_key(model)] = float(mix.get(model, 0.0))
     ss["settings"] = settings
@@ -159,7 +159,7 @@ def boot() -> list[str]:
         key = params["upload"]
         kept = uploads().get(key) if KEY.fullmatch(key) else None
         if kept is None:
-            refused.append(f"`upload={key}`: this server does not have that uploaded workload "
+            refused.append(f"upload={key}: this server does not have that uploaded workload "
                            f"(it keeps the latest {KEPT_UPLOAD_MB} MB of them), so the "
                            "generated one is shown; upload the file again")
         else:
