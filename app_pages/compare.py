@@ -17,6 +17,7 @@ from engine.modes import MODE_POLICIES, summarize_modes
 from engine.policies import display_name
 from engine.units import TimeUnit, unit_for
 from lab import figures, line, runs, state, ui
+from lab.plain import plain
 
 st.title("Compare policies")
 first = state.seed()
@@ -27,7 +28,7 @@ if state.origin() == "generated":
                f"{state.cluster()}.")
 else:  # replaying the same jobs gives the same numbers: no honest interval to draw
     seeds = 1
-    st.caption(f"{state.origin()} on {state.cluster()}: one fixed set of jobs, so one run "
+    st.caption(f"{plain(state.origin())} on {state.cluster()}: one fixed set of jobs, so one run "
                "per policy and no confidence intervals (generate workloads to vary them).")
 policies_tab, modes_tab = st.tabs(["Policies", "Job modes"])
 

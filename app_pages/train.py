@@ -10,6 +10,7 @@ from engine.env.curriculum import Curriculum
 from engine.parallel import describe_backend
 from engine.speedup import MEASURED_MODELS
 from lab import figures, line, runs, state, ui
+from lab.plain import plain
 from lab.training import TrainingRun, ending, verdict, weights_bytes
 
 POLL_S = 1.0
@@ -153,5 +154,5 @@ if run is not None and not run.running:
             means, skipped = evaluated
             ui.skipped_note(skipped)
             ui.chart(figures.jct_bar_figure(means, highlight=name), key="train_eval_chart")
-st.caption(f"Active workload for evaluation: {state.workload().name} on {state.cluster()}. "
+st.caption(f"Active workload for evaluation: {plain(state.workload().name)} on {state.cluster()}. "
            f"Training's episodes run on {describe_backend()}.")

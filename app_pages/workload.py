@@ -12,6 +12,7 @@ from engine.speedup import MODEL_NAMES
 from engine.units import unit_for
 from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
 from lab import figures, state, ui
+from lab.plain import plain
 
 KEPT = "The previous workload is kept."
 TRACE_FORMATS = ("auto", "swf", "philly", "pollux")
@@ -39,7 +40,7 @@ def handle_upload(
     if last[1] is None:
         jobs = len(state.workload())
         read_as = "" if kind == "csv" else f", read as a {kind.upper()} trace (from its content)"
-        st.success(f"Loaded {uploaded.name}: {jobs} job{'s' if jobs != 1 else ''}{read_as}.")
+        st.success(f"Loaded {plain(uploaded.name)}: {jobs} job{'s' if jobs != 1 else ''}{read_as}.")
     else:
         ui.show_error(last[1], kept=KEPT)
 
@@ -117,7 +118,7 @@ with import_tab:
 workload = state.workload()
 cluster = state.cluster()
 frame = workload.frame
-st.header(f"{workload.name}")
+st.header(plain(workload.name))
 left, right = st.columns([1, 3], vertical_alignment="bottom")
 left.selectbox("job mode", state.JOB_MODES, **state.bind("mode"),
                help="as-loaded keeps each job's own `mode` column (moldable when generated).")
@@ -136,7 +137,7 @@ ui.metric_cards([
     ("models", f"{frame['model'].nunique()}", None),
 ])
 for note in workload.notes:
-    st.info(note)
+    st.info(plain(note))
 unfit = state.recheck()  # does it still suit this cluster, if it was changed since?
 if unfit is not None:
     ui.show_error(unfit)

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
+from engine.errors import LabError
 from engine.speedup.base import SpeedupModel
 
 MODES: tuple[str, ...] = ("rigid", "moldable", "malleable")
 """Feitelson and Rudolph's job kinds (JSSPP 1996): *rigid* runs exactly its request,
 *moldable* (the default) gets a GPU count fixed at start, *malleable* may be resized
 while it runs. Any of them may be preempted by a policy that asks for it."""
+LATEST_SUBMIT = 1e10
+"""The latest submit time a job may have, about 317 years: the simulator's clock is a
+float, and up to here it still resolves microseconds. Far beyond it (a Unix time in
+nanoseconds) a 60 s scheduling round or a 100 s job vanishes into rounding, so a run
+would never end, or report a 100 s job as done in 0 s."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -40,6 +47,11 @@ class Job:
         cached = self._cache.get(key)
         if cached is None:
             cached = self.runtime_1gpu / self.speedup_model.speedup(gpus, nodes)
+            if not 0.0 < cached < math.inf:  # overflow or underflow: the job would vanish
+                raise LabError(
+                    f"job {self.job_id}: its {self.model} speedup model gives a run time of "
+                    f"{cached:g} s on {gpus} GPUs; check its run time and model parameters"
+                )
             self._cache[key] = cached
         return cached
 

@@ -30,11 +30,13 @@ import itertools
 import multiprocessing
 import os
 import pickle
+import socket
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
 
@@ -47,6 +49,9 @@ PARALLEL_MIN_WORK = 100_000
 """Simulated jobs (runs x jobs per run) below which ``local`` with no worker count stays
 in-process: about 5 s of simulation, the point where starting workers (about a second
 on a busy 2-core machine) starts to pay."""
+RAY_CONNECT_S = 5.0
+"""Seconds to wait for ``RAY_ADDRESS`` to answer before saying it cannot be reached
+(``ray.init`` alone retries for minutes)."""
 CHUNKS_PER_WORKER = 32
 """Chunks per worker in a map: enough that the last chunk leaves little tail and progress
 moves, few enough that the per-chunk round trip (a few milliseconds) stays negligible."""
@@ -58,7 +63,11 @@ Progress = Callable[[int, int], None]
 
 
 class BackendUnavailable(LabError):
-    """The backend asked for cannot run here (Ray not installed)."""
+    """The backend asked for cannot run here (Ray not installed, its cluster unreachable)."""
+
+
+class WorkerDied(LabError):
+    """A worker process died (killed, out of memory) again after the map was retried."""
 
 
 def default_backend() -> str:
@@ -205,6 +214,29 @@ class Executor:
                 (ready,), _ = ray.wait(list(pending), num_returns=1)
                 yield pending.pop(ready), ray.get(ready)
             return
+        remaining = list(chunks)
+        for retried in (False, True):
+            try:
+                for indices, values in self._local_chunks(fn, tasks, shared, remaining):
+                    remaining.remove(indices)
+                    yield indices, values
+                return
+            except BrokenProcessPool:
+                # a dead worker breaks the whole pool: start a fresh one for what is left,
+                # once; a second death is likely the tasks' own doing (memory)
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = None
+                if retried:
+                    raise WorkerDied(
+                        "a worker process died twice while running this (killed, or out of "
+                        "memory); try fewer or smaller workloads"
+                    ) from None
+
+    def _local_chunks(
+        self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]]
+    ) -> Iterator[tuple[list[int], list[Any]]]:
+        """``_chunks`` on this executor's worker processes (started if need be)."""
         if self._pool is None:
             self.start()
         prefix = f"moldable-lab-{os.getpid()}-{id(self)}-{next(self._calls)}-"
@@ -330,8 +362,27 @@ def _start_ray(workers: int | None) -> tuple[Any, bool]:
     if ray.is_initialized():
         return ray, False
     if os.environ.get(RAY_ADDRESS):
+        _check_reachable(os.environ[RAY_ADDRESS])
         ray.init(log_to_driver=False)
     else:
         ray.init(address="local",  # a new one, whatever an earlier `ray start` left behind
                  num_cpus=workers or cores(), include_dashboard=False, log_to_driver=False)
     return ray, True
+
+
+def _check_reachable(address: str) -> None:
+    """Refuse in seconds a ``host:port`` (or ``ray://host:port``) nothing listens on.
+
+    Other forms (``auto``) are left to Ray.
+    """
+    host, colon, port = address.split("://", 1)[-1].rpartition(":")
+    if not colon or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_CONNECT_S).close()
+    except OSError as error:
+        raise BackendUnavailable(
+            f"cannot reach the Ray cluster at {address} (${RAY_ADDRESS}): "
+            f"{error.strerror or error}; start it, or unset {RAY_ADDRESS} to run on this "
+            "machine"
+        ) from None

@@ -35,7 +35,7 @@ def main() -> None:
     page = st.navigation(pages)
     ui.readable_text()
     ui.sidebar(refused)
-    st.sidebar.caption(f"Heavy runs (Compare, Home's demo) go to {runs.executor().describe()}.")
+    st.sidebar.caption(f"Heavy runs (Compare, Home's demo) go to {runs.where_heavy_runs_go()}.")
     state.mirror_to_url()
     page.run()
 

@@ -23,7 +23,7 @@ from engine.drl.pretrained import PretrainedPolicy, shipped_policy
 from engine.errors import USER_ERRORS, describe
 from engine.job import MODES, Job
 from engine.modes import mode_candidates, mode_runs
-from engine.parallel import Executor, cores, default_backend
+from engine.parallel import Executor, cores, default_backend, describe_backend
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.drl import DrlPolicy
 from engine.policies.tuned import TunedPolicy
@@ -225,8 +225,18 @@ def executor() -> Executor:
     """
     if default_backend() == "ray":
         return Executor("ray")
-    return Executor(workers=max(1, cores() - 1), offload=True).start(
+    return Executor(workers=_workers(), offload=True).start(
         "engine.run", "engine.compare", "engine.policies.drl")
+
+
+def where_heavy_runs_go() -> str:
+    """Where :func:`executor` runs things, said without starting or connecting anything
+    (every page shows it; an unreachable Ray would cost each page its time-out)."""
+    return describe_backend(workers=_workers())
+
+
+def _workers() -> int:
+    return max(1, cores() - 1)
 
 
 def compare_modes(

@@ -27,6 +27,7 @@ from engine.paths import DATA_ENV, pollux_workloads
 from engine.policies import display_name
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
 from lab import runs, state
+from lab.plain import plain
 
 SEEDS = 5
 CLUSTER = Cluster(16, 4)
@@ -186,8 +187,8 @@ def yours() -> tuple[Scenario, str]:
                             seed=seed)
     else:
         loaded = state.workload()
-        story = (f"{state.origin()}, {len(loaded)} jobs on {cluster}{moded}: one fixed set of "
-                 f"jobs, so one run (seed {seed}) and no interval.")
+        story = (f"{plain(state.origin())}, {len(loaded)} jobs on {cluster}{moded}: one fixed "
+                 f"set of jobs, so one run (seed {seed}) and no interval.")
         scenario = Scenario("Your workload", story, workload=loaded, cluster=cluster,
                             mode=mode, seed=seed)
     return scenario, repr((state.workload_key(), scenario.seeds))

@@ -8,14 +8,12 @@ when a page that does not draw it runs; the dict survives every page change.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from engine.cluster import Cluster
@@ -33,6 +31,7 @@ from engine.workload import (
 from engine.workload.generator import BATCH_RULES, REQUEST_RULES, SIZE_DISTRIBUTIONS
 from engine.workload.sniff import sniff
 from engine.workload.validate import cluster_problems
+from lab.uploads import KEY, UploadStore
 
 SIZES = SIZE_DISTRIBUTIONS
 RULES = REQUEST_RULES
@@ -44,8 +43,9 @@ SPEEDS = {"1 min/s": 60, "10 min/s": 600, "1 h/s": 3600, "6 h/s": 21600, "1 day/
 """The Live page's playback speeds: simulated seconds per wall second."""
 MAX_UPLOAD_ROWS = 20_000
 """Jobs an upload may hold: more would not simulate in interactive time."""
-KEPT_UPLOADS = 64
-"""Uploaded or imported workloads the server keeps for links (least recently used go)."""
+KEPT_UPLOAD_MB = 256
+"""Memory the server's uploaded or imported workloads may take, kept for links (the least
+recently used go first)."""
 
 
 @dataclass(frozen=True)
@@ -144,23 +144,24 @@ def boot() -> list[str]:
             try:
                 value = setting.parse(params[setting.name])
             except ValueError as error:
-                refused.append(f"`{setting.name}={params[setting.name]}`: {error}")
+                refused.append(f"{setting.name}={params[setting.name]}: {error}")
         settings[setting.name] = value
     mix = DEFAULT_MIX
     if "mix" in params:
         try:
             mix = parse_mix(params["mix"])
         except ValueError as error:
-            refused.append(f"`mix={params['mix']}`: {error}")
+            refused.append(f"mix={params['mix']}: {error}")
     for model in MODEL_NAMES:
         settings[mix_key(model)] = float(mix.get(model, 0.0))
     ss["settings"] = settings
     ss["trained"] = {}
     if "upload" in params:
-        kept = _upload_box(params["upload"]).get("kept")
+        key = params["upload"]
+        kept = uploads().get(key) if KEY.fullmatch(key) else None
         if kept is None:
-            refused.append(f"`upload={params['upload']}`: this server no longer has that "
-                           f"uploaded workload (it keeps the last {KEPT_UPLOADS}), so the "
+            refused.append(f"upload={key}: this server does not have that uploaded workload "
+                           f"(it keeps the latest {KEPT_UPLOAD_MB} MB of them), so the "
                            "generated one is shown; upload the file again")
         else:
             use_loaded(kept[1], kept[0])
@@ -259,20 +260,19 @@ def origin() -> str:
 
 def use_loaded(loaded: Workload, label: str) -> None:
     """Make an uploaded or imported workload the active one, kept on the server by its
-    content hash so the link (``upload=<hash>``) reopens it."""
+    content so the link (``upload=<key>``) reopens it. ``label`` is this session's name
+    for it; a link shows the label the content was first stored under."""
     ss = st.session_state
     ss["workload"] = loaded
     ss["origin"] = label
-    digest = hashlib.sha1(pd.util.hash_pandas_object(loaded.frame).to_numpy().tobytes())
-    ss["upload"] = digest.hexdigest()[:16]
+    ss["upload"] = uploads().keep(loaded, label)
     ss["workload_key"] = ("loaded", ss["upload"])
-    _upload_box(ss["upload"])["kept"] = (label, loaded)
 
 
-@st.cache_resource(max_entries=KEPT_UPLOADS, show_spinner=False)
-def _upload_box(digest: str) -> dict[str, tuple[str, Workload]]:
-    """A server-wide box per content hash, shared by every session, empty until filled."""
-    return {}
+@st.cache_resource(show_spinner=False)
+def uploads() -> UploadStore:
+    """The server-wide store of uploaded workloads, shared by every session."""
+    return UploadStore(KEPT_UPLOAD_MB * 2**20)
 
 
 def recheck() -> WorkloadError | None:

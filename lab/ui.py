@@ -18,6 +18,7 @@ from engine.workload import WorkloadError
 from lab import state
 from lab.figures import INK, duration, label
 from lab.line import Line
+from lab.plain import plain
 from lab.scenarios import TIE, Change
 
 SHOWN_INLINE = 8
@@ -85,17 +86,17 @@ def sidebar(refused: list[str]) -> None:
         if state.origin() == "generated":
             st.caption(f"Workload: generated{moded}. The address bar link reopens this demo.")
         else:
-            st.caption(f"Workload: {state.origin()}{moded}. The address bar link reopens it "
-                       f"on this server while the server keeps it (the last "
-                       f"{state.KEPT_UPLOADS} uploads).")
+            st.caption(f"Workload: {plain(state.origin())}{moded}. The address bar link reopens it "
+                       f"on this server while the server keeps it (the latest "
+                       f"{state.KEPT_UPLOAD_MB} MB of uploads).")
             unfit = state.recheck()
             if unfit is not None:
                 st.warning(f"The loaded workload does not suit {state.cluster()}: "
-                           f"{unfit.problems[0]}"
+                           f"{plain(unfit.problems[0])}"
                            + (f" (and {len(unfit.problems) - 1} more problems, listed on the "
                               "Workload page)" if len(unfit.problems) > 1 else "") + ".")
         for message in refused:
-            st.warning(f"Ignored link setting {message}")
+            st.warning(f"Ignored link setting {plain(message)}")
 
 
 def chart(fig: go.Figure, key: str | None = None) -> None:
@@ -139,7 +140,7 @@ def show_error(error: BaseException, kept: str = "") -> None:
     suffix = f" {kept}" if kept else ""
     if isinstance(error, WorkloadError):
         problems = error.problems
-        listed = "\n".join(f"- {p}" for p in problems[:SHOWN_INLINE])
+        listed = "\n".join(f"- {plain(p)}" for p in problems[:SHOWN_INLINE])
         more = len(problems) - SHOWN_INLINE
         st.error(
             f"**{len(problems)} problem{'s' if len(problems) != 1 else ''} found.{suffix}**\n\n"
@@ -149,7 +150,7 @@ def show_error(error: BaseException, kept: str = "") -> None:
         if len(problems) > 1:
             st.dataframe(problem_table(error), hide_index=True)
         return
-    st.error(f"{describe(error)}{suffix}")
+    st.error(f"{plain(describe(error))}{suffix}")
 
 
 def problem_table(error: WorkloadError) -> pd.DataFrame:
@@ -241,4 +242,4 @@ def queued(line: Line, label: str) -> Iterator[Callable[[int, int], None]]:
 def skipped_note(skipped: dict[str, str]) -> None:
     """Say which policies could not run, and why, without hiding the others."""
     for name, why in skipped.items():
-        st.warning(f"`{name}` was left out: {why}")
+        st.warning(f"`{name}` was left out: {plain(why)}")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
+import socket
 import sys
+import time
 
 import pytest
 
@@ -12,6 +15,7 @@ from engine.parallel import (
     RAY_ADDRESS,
     BackendUnavailable,
     Executor,
+    WorkerDied,
     default_backend,
     describe_backend,
 )
@@ -79,3 +83,51 @@ def test_bad_settings_and_a_missing_ray_are_clear_errors(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
     with pytest.raises(BackendUnavailable, match=r'pip install -e "\.\[ray\]"'):
         Executor("ray")
+
+
+def _killed_once(marker: str, task: int) -> int:
+    """Task 7 kills its worker the first time it runs (as an out-of-memory kill would)."""
+    if task == 7 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return 2 * task
+
+
+def _killed_always(shared: None, task: int) -> int:
+    if task == 7:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return task
+
+
+def test_a_dead_worker_is_replaced_and_its_map_finished(tmp_path):
+    with Executor("local", workers=2) as executor:
+        got = executor.map(_killed_once, TASKS, shared=str(tmp_path / "died"))
+        assert got == [2 * t for t in TASKS]
+        assert executor.map(pow, TASKS, shared=2) == [2**t for t in TASKS]  # serves on
+
+
+def test_a_worker_dying_again_is_one_clear_error_and_the_pool_recovers():
+    with Executor("local", workers=2) as executor:
+        with pytest.raises(WorkerDied, match="died twice"):
+            executor.map(_killed_always, TASKS)
+        assert executor.map(pow, TASKS, shared=2) == [2**t for t in TASKS]
+
+
+def test_a_worker_killed_while_idle_does_not_break_the_next_map():
+    with Executor("local", workers=2) as executor:
+        pids = set(executor.map(_pid, TASKS))
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        assert executor.map(pow, TASKS, shared=3) == [3**t for t in TASKS]
+
+
+def test_an_unreachable_ray_address_fails_fast_with_one_message(monkeypatch):
+    pytest.importorskip("ray")
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv(RAY_ADDRESS, f"127.0.0.1:{port}")
+    started = time.monotonic()
+    with pytest.raises(BackendUnavailable, match=f"cannot reach the Ray cluster at .*:{port}"):
+        Executor()
+    assert time.monotonic() - started < 30  # ray.init alone retried for minutes

@@ -62,6 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(chosen if chosen in COMMANDS else "")
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "json", False):
+            from engine.cli.common import json_stdout
+
+            with json_stdout():
+                return int(args.handler(args) or 0)
         return int(args.handler(args) or 0)
     except USER_ERRORS as error:
         print(f"error: {describe(error)}", file=sys.stderr)

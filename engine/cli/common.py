@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
 
 from engine import json_safe
 from engine.cluster import Cluster
@@ -114,9 +118,42 @@ def workload_from(args: argparse.Namespace, cluster: Cluster, seed: int | None =
     return generate(generator_config(args, seed), cluster)
 
 
+_document: IO[str] | None = None
+"""While :func:`json_stdout` holds it, the real stdout, which only the JSON document uses."""
+
+
 def print_json(data: Any) -> None:
     """One JSON document on stdout; NaN/inf become null so any parser reads it."""
-    sys.stdout.write(json_safe.dumps(data) + "\n")
+    (_document or sys.stdout).write(json_safe.dumps(data) + "\n")
+
+
+@contextlib.contextmanager
+def json_stdout() -> Iterator[None]:
+    """Keep stdout for :func:`print_json`'s document alone while a ``--json`` command runs.
+
+    Whatever else writes to the process's stdout, a library's thread or a child process
+    (Ray's "worker died" lines) included, goes to stderr instead, so the output always
+    parses. Only when stdout is the process's own descriptor 1 (not a test's capture).
+    """
+    global _document
+    try:
+        ours = sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):
+        ours = False
+    if not ours:
+        yield
+        return
+    sys.stdout.flush()
+    _document = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        _document.flush()
+        os.dup2(_document.fileno(), 1)
+        _document.close()
+        _document = None
 
 
 def metrics_epilog(names: Sequence[str]) -> str:
@@ -126,3 +163,37 @@ def metrics_epilog(names: Sequence[str]) -> str:
     lines = [f"  {name:<{width}}{METRIC_DEFINITIONS[name].replace(chr(10), indent)}"
              for name in names]
     return "metrics, over the completed jobs (times in seconds):\n" + "\n".join(lines)
+
+
+@contextlib.contextmanager
+def output_file(path: str | os.PathLike) -> Iterator[IO[str]]:
+    """A text file that becomes ``path`` only once the block has written all of it.
+
+    It is written beside ``path`` and renamed over it (atomic within one folder), so a
+    full disk or an error leaves an existing ``path`` exactly as it was, rather than
+    cut off mid-line. Any ``OSError`` is re-raised naming ``path`` for the message.
+    """
+    path = Path(path)
+    temp: str | None = None
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+            yield file
+        os.chmod(temp, 0o666 & ~_umask())
+        os.replace(temp, path)
+        temp = None
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise OSError(error.errno, f"not written ({reason}); it is as it was before", str(path)) \
+            from None
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def _umask() -> int:
+    """The process's umask (only readable by setting it), for the mode a new file gets."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

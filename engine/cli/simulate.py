@@ -13,6 +13,7 @@ from engine.cli.common import (
     add_workload_options,
     cluster_from,
     metrics_epilog,
+    output_file,
     print_json,
     workload_from,
 )
@@ -64,18 +65,20 @@ def run(args: argparse.Namespace) -> int:
     jobs = to_jobs(workload, cluster, args.mode, args.batch)
     result = run_policy(args.policy, jobs, cluster, seed=args.seed,
                         restart_delay=args.restart_delay)
-    if args.jobs_csv:
-        result.jobs.to_csv(args.jobs_csv, index=False)
     summary = result.summary.as_dict()
     if "resizes" in result.jobs:
         summary |= {"resizes": int(result.jobs["resizes"].sum()),
                     "preemptions": int(result.jobs["preemptions"].sum())}
     if args.json:
         print_json({"policy": result.policy, "cluster": str(cluster), **summary})
-        return 0
-    print(f"policy {result.policy} on {cluster}, workload {workload.name} ({len(workload)} jobs)")
-    for key, value in summary.items():
-        shown = (with_unit(value) if key in TIME_METRICS
-                 else f"{value:,.3f}" if isinstance(value, float) else value)
-        print(f"  {key:>20}: {shown}")
+    else:
+        print(f"policy {result.policy} on {cluster}, workload {workload.name} "
+              f"({len(workload)} jobs)")
+        for key, value in summary.items():
+            shown = (with_unit(value) if key in TIME_METRICS
+                     else f"{value:,.3f}" if isinstance(value, float) else value)
+            print(f"  {key:>20}: {shown}")
+    if args.jobs_csv:  # after the summary: a run's figures survive a full disk
+        with output_file(args.jobs_csv) as file:
+            result.jobs.to_csv(file, index=False)
     return 0

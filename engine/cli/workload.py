@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.cli.common import add_cluster_options, add_workload_options, cluster_from, workload_from
+from engine.cli.common import (
+    add_cluster_options,
+    add_workload_options,
+    cluster_from,
+    output_file,
+    workload_from,
+)
 from engine.workload import save_csv
 
 
@@ -19,7 +25,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     cluster = cluster_from(args)
     workload = workload_from(args, cluster)
-    save_csv(workload, args.output or sys.stdout)
-    if args.output:
-        print(f"wrote {len(workload)} jobs to {args.output}", file=sys.stderr)
+    if not args.output:
+        save_csv(workload, sys.stdout)
+        return 0
+    with output_file(args.output) as file:
+        save_csv(workload, file)
+    print(f"wrote {len(workload)} jobs to {args.output}", file=sys.stderr)
     return 0

@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.cluster import Cluster, Placement, pack
 from engine.errors import LabError
-from engine.job import Job
+from engine.job import LATEST_SUBMIT, Job
 from engine.protocol import Policy, RunningJob, SchedulerView
 from engine.simulator.events import EventKind, EventQueue
 from engine.simulator.results import Decision, SimulationResult, build_result
@@ -79,6 +79,11 @@ class Simulator:
             free_gpus=cluster.total_gpus,
         )
         for job in self.jobs:
+            if not 0 <= job.submit_time <= LATEST_SUBMIT:
+                raise PolicyError(
+                    f"job {job.job_id} is submitted at t={job.submit_time:g} s, outside "
+                    f"[0, {LATEST_SUBMIT:g}] s, where the simulator's clock is exact enough"
+                )
             if job.min_gpus > cluster.total_gpus:
                 raise PolicyError(
                     f"job {job.job_id} needs at least {job.min_gpus} GPUs but the cluster "

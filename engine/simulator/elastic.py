@@ -220,8 +220,14 @@ class ElasticSimulator(Simulator):
     def _arm_tick(self) -> None:
         if self.interval is None or self._tick_armed or not (self.running or self.waiting):
             return
+        tick = (self.now // self.interval + 1) * self.interval
+        if tick <= self.now:  # the clock is too coarse here: ticking would never end
+            raise SimulationStalled(
+                f"at t={self.now:g} s the clock cannot step by policy "
+                f"{self.policy.name!r}'s {self.interval:g} s round"
+            )
         self._tick_armed = True
-        self._events.push((self.now // self.interval + 1) * self.interval, EventKind.TICK, -1)
+        self._events.push(tick, EventKind.TICK, -1)
 
     def result(self) -> SimulationResult:
         """The result so far; per job also its resizes, preemptions and GPU-seconds."""

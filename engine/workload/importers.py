@@ -159,6 +159,7 @@ def parse_philly(
         pd.Series(table.columns["timestamp"], dtype=str).str.strip(),
         format="ISO8601",
         errors="coerce",
+        utc=True,
     )
     stamped = stamps.notna().to_numpy()
     problems += [
@@ -170,6 +171,7 @@ def parse_philly(
         )
         for i in np.flatnonzero(~stamped)
     ]
+    stamped = stamped & ~_mixed_zones(table, stamped, problems)
     duration, timed = _checked(table, "duration", problems, "a number")
     gpus, counted = _checked(table, "num_gpus", problems, "a whole number >= 1", whole=True, low=1)
     readable = stamped & timed & counted
@@ -368,3 +370,33 @@ def _clipped_note(sizes: np.ndarray, total: int, cluster: Cluster, verb: str) ->
         f"clipped {len(sizes):,} of {total:,} jobs to the cluster's {cluster.total_gpus} GPUs "
         f"(they {verb} up to {int(sizes.max()):,})",
     )
+
+
+_ZONED = r"\d:\d\d(?::\d\d(?:\.\d*)?)?\s*(?:[zZ]|[+-]\d\d(?::?\d\d)?)$"
+"""A time of day followed by a UTC offset (``07:01:55+00:00``, ``07:01:55Z``)."""
+
+
+def _mixed_zones(table: Table, stamped: np.ndarray, problems: list[Problem]) -> np.ndarray:
+    """The readable timestamps whose UTC offset, given or not, differs from the first's.
+
+    Times with an offset and times without one cannot be put on one clock, so each
+    such row is a problem (pandas alone says "Mixed timezones detected", no row).
+    """
+    text = pd.Series(table.columns["timestamp"], dtype=str).str.strip()
+    zoned = text.str.contains(_ZONED).to_numpy() & stamped
+    if not zoned.any() or zoned[stamped].all():
+        return np.zeros(len(stamped), dtype=bool)
+    first = int(np.flatnonzero(stamped)[0])
+    odd = stamped & (zoned != zoned[first])
+    has = "has a" if zoned[first] else "has no"
+    problems += [
+        Problem(
+            int(table.rows[i]),
+            "timestamp",
+            f"got {table.columns['timestamp'][i]!r}, but row {table.rows[first]} {has} "
+            "UTC offset",
+            "every timestamp with a UTC offset (like +00:00), or none",
+        )
+        for i in np.flatnonzero(odd)
+    ]
+    return odd

@@ -12,7 +12,7 @@ from enum import Enum
 
 import numpy as np
 
-from engine.job import MODES
+from engine.job import LATEST_SUBMIT, MODES
 from engine.speedup import MEASURED_MODELS, MODEL_NAMES
 
 
@@ -59,6 +59,11 @@ def _number(value: float) -> str:
 
 YEAR = 365 * 24 * 3600
 """The longest one-GPU run time accepted: beyond it a value is a unit mistake, not a job."""
+SHORTEST = 0.001
+"""The shortest one-GPU run time accepted, a millisecond: far below it a run time on many
+GPUs underflows to 0 s and the job would vanish from the run."""
+PARALLELISM = 1e6
+"""The largest Downey parameter accepted: above it ``A x n`` can overflow to infinity."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,13 @@ _GPUS = Interval(low=1)
 
 COLUMNS: tuple[Column, ...] = (
     Column(
-        "submit_time", float, True, None, "seconds", "When the job is submitted.", Interval(low=0)
+        "submit_time",
+        float,
+        True,
+        None,
+        "seconds",
+        "When the job is submitted.",
+        Interval(low=0, high=LATEST_SUBMIT),
     ),
     Column(
         "runtime_1gpu",
@@ -116,7 +127,7 @@ COLUMNS: tuple[Column, ...] = (
         "seconds",
         "How long the job runs on one GPU (at most a year); other sizes follow from its "
         "speedup model.",
-        Interval(low=0, high=YEAR, low_open=True),
+        Interval(low=SHORTEST, high=YEAR),
     ),
     Column(
         "model",
@@ -184,7 +195,7 @@ COLUMNS: tuple[Column, ...] = (
         math.nan,
         "",
         "Downey's average parallelism.",
-        Interval(low=1),
+        Interval(low=1, high=PARALLELISM),
         applies_to=("downey",),
     ),
     Column(
@@ -194,7 +205,7 @@ COLUMNS: tuple[Column, ...] = (
         math.nan,
         "",
         "Downey's variance of parallelism.",
-        Interval(low=0),
+        Interval(low=0, high=PARALLELISM),
         applies_to=("downey",),
     ),
 )

@@ -35,7 +35,7 @@ def read_source(source: Source) -> tuple[str, str]:
         name = Path(getattr(source, "name", name)).stem or name
         source = source.read()
     if isinstance(source, str):
-        return _refuse_binary(source), name
+        return _text(source), name
     return decode(bytes(source)), name
 
 
@@ -50,12 +50,19 @@ def decode(data: bytes) -> str:
         raise WorkloadError(
             [Problem(line, None, f"byte 0x{data[err.start]:02x} is not UTF-8", _UTF8_HINT)]
         ) from None
-    return _refuse_binary(text)
+    return _text(text)
 
 
-def _refuse_binary(text: str) -> str:
+def _text(text: str) -> str:
+    """``text`` with every line ending a ``\n``, or a WorkloadError if it is binary.
+
+    Spreadsheets' "CSV (Macintosh)" ends lines with a lone ``\r``; the readers split
+    on ``\n`` only.
+    """
     if "\x00" in text:
         raise _binary()
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
 
 

@@ -182,7 +182,12 @@ def _quoted_records(text: str, limit: RowLimit) -> _Records:
     """The records as the ``csv`` module reads them; past the limit they are only counted."""
     reader = csv.reader(io.StringIO(text), skipinitialspace=True)
     with collector_paused():
-        header = next((record for record in reader if not _blank(record)), None)
+        try:
+            header = next((record for record in reader if not _blank(record)), None)
+        except csv.Error as err:  # e.g. a cell over the csv module's 131,072 characters
+            raise WorkloadError(
+                [Problem(reader.line_num, None, f"unreadable header ({err})", "a CSV header line")]
+            ) from None
         if header is None:
             raise _empty_file()
         names = _header(header, reader.line_num)

@@ -80,9 +80,10 @@ def build_workload(
     if found:
         raise WorkloadError(found)
 
-    frame = pd.DataFrame({c.name: pd.Series(values[c.name], dtype=c.dtype) for c in COLUMNS})
-    for column_name, cells in (extra or {}).items():
-        frame[column_name] = pd.Series(cells, dtype=str)
+    frame = pd.DataFrame(  # built at once: column by column is quadratic in the columns
+        {c.name: pd.Series(values[c.name], dtype=c.dtype) for c in COLUMNS}
+        | {column_name: pd.Series(cells, dtype=str) for column_name, cells in (extra or {}).items()}
+    )
     submit = frame["submit_time"].to_numpy()
     if (np.diff(submit) < 0).any():  # sorting a sorted frame would change nothing
         order = np.argsort(submit, kind="stable")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 import subprocess
 import sys
@@ -210,3 +212,66 @@ def test_simulate_prints_times_with_their_units(capsys):
     assert re.fullmatch(r"[\d,]+ s \([\d.]+ (min|h)\)", lines["avg_jct"]), lines["avg_jct"]
     assert re.fullmatch(r"[\d,]+ s( \([\d.]+ (min|h|days)\))?", lines["makespan"])
     assert re.fullmatch(r"\d\.\d{3}", lines["utilization"])  # a ratio keeps its digits
+
+
+NOT_WRITTEN = "not written (No space left on device); it is as it was before"
+
+
+def _full_disk(_table, file, **_kwargs):
+    file.write("submit_time,runtime_1gpu\n0,36")
+    file.flush()
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_leaves_the_output_file_as_it_was(tmp_path, capsys, monkeypatch):
+    target = tmp_path / "w.csv"
+    target.write_text("the earlier file\n")
+    monkeypatch.setattr("engine.cli.workload.save_csv", _full_disk)
+    assert main(["workload", "--jobs", "5", "-o", str(target)]) == 2
+    assert target.read_text() == "the earlier file\n"
+    assert capsys.readouterr().err == f"error: {target}: {NOT_WRITTEN}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["w.csv"]  # no temporary file left
+
+
+def test_simulate_prints_its_summary_even_when_the_jobs_csv_cannot_be_written(
+    tmp_path, capsys, monkeypatch
+):
+    target = tmp_path / "jobs.csv"
+    monkeypatch.setattr("pandas.DataFrame.to_csv", _full_disk)
+    assert main(["simulate", "--jobs", "5", "--json", "--jobs-csv", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["jobs"] == 5
+    assert err == f"error: {target}: {NOT_WRITTEN}\n"
+    assert not target.exists() and not list(tmp_path.iterdir())
+
+
+def test_an_output_file_gets_the_usual_permissions(tmp_path):
+    target = tmp_path / "w.csv"
+    mask = os.umask(0o022)
+    try:
+        assert main(["workload", "--jobs", "5", "-o", str(target)]) == 0
+    finally:
+        os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_with_json_nothing_but_the_document_reaches_stdout(tmp_path):
+    # Ray's driver threads and workers write "worker died" lines straight to the
+    # process's stdout; here a child process stands in for them.
+    script = (
+        "import os, subprocess, sys\n"
+        "import engine.cli.simulate as simulate\n"
+        "real = simulate.run_policy\n"
+        "def noisy(*args, **kwargs):\n"
+        "    os.write(1, b'(raylet) A worker died\\n')\n"
+        "    subprocess.run([sys.executable, '-c', 'print(\"child line\")'], check=True)\n"
+        "    return real(*args, **kwargs)\n"
+        "simulate.run_policy = noisy\n"
+        "from engine.cli import main\n"
+        "sys.exit(main(['simulate', '--jobs', '5', '--json']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["jobs"] == 5
+    assert "A worker died" in done.stderr and "child line" in done.stderr

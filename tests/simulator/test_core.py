@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from factories import make_job
 
 from engine.cluster import Cluster
+from engine.errors import LabError
 from engine.policies import Allocation, Policy, make_policy
 from engine.simulator import PolicyError, SimulationStalled, Simulator, simulate
-from engine.speedup import Amdahl
+from engine.speedup import Amdahl, Linear
 
 
 def test_fifo_request_two_jobs_by_hand():
@@ -142,3 +145,13 @@ def test_a_pinned_placement_is_used_as_given():
 def test_a_bad_pinned_placement_is_refused(placement):
     with pytest.raises(PolicyError, match="is not 2 free GPUs"):
         simulate([make_job(0, 0, 10, requested=2)], Cluster(2, 2), _Pinned(placement))
+
+
+def test_a_speedup_that_overflows_is_an_error_not_a_vanished_job() -> None:
+    class Infinite(Linear):
+        def speedup(self, gpus: int, nodes: int) -> float:
+            return math.inf
+
+    job = make_job(0, 0, 100, model=Infinite())
+    with pytest.raises(LabError, match="run time of 0 s on 1 GPUs"):
+        simulate([job], Cluster(1, 4), make_policy("fifo-request"))

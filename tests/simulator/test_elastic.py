@@ -144,3 +144,17 @@ def test_moldable_policies_keep_the_moldable_simulator():
     sim = make_simulator(jobs, ONE_NODE, make_policy("fifo-request"))
     assert type(sim) is Simulator
     assert type(make_simulator(jobs, ONE_NODE, Script({}))) is ElasticSimulator
+
+
+@pytest.mark.parametrize("name", ["tiresias", "optimus-elastic", "pollux-like"])
+def test_a_clock_too_coarse_for_the_round_stops_at_once(name: str) -> None:
+    # Past 1e17 s a float steps by more than a 60 s round: the next tick was "now"
+    # again, forever, with memory growing. Jobs are refused there; a tick that cannot
+    # advance is refused too, whoever built the jobs.
+    with pytest.raises(PolicyError, match="outside"):
+        simulate([make_job(0, 1.7e18, 3600)], ONE_NODE, make_policy(name))
+    sim = ElasticSimulator([make_job(0, 0.0, 3600)], ONE_NODE, make_policy(name))
+    sim.now = 1.7e18
+    sim.waiting[0] = sim.jobs[0]
+    with pytest.raises(SimulationStalled, match="cannot step"):
+        sim._arm_tick()

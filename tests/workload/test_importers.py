@@ -217,7 +217,8 @@ def test_trace_problems_name_the_traces_own_columns() -> None:
     with pytest.raises(WorkloadError) as caught:
         load_workload(swf)
     assert {str(p) for p in caught.value.problems} == {
-        "row 9, column 'field 2 (submit time)': got -5, expected a number of seconds >= 0",
+        "row 9, column 'field 2 (submit time)': got -5, expected a number of seconds in "
+        "[0, 10,000,000,000]",
         "row 9, column 'field 1 (job number)': got '1', already used on row 3, "
         "expected a job id no other row uses",
     }

@@ -44,7 +44,7 @@ def test_template_uses_every_column_and_loads() -> None:
 
 
 def test_expected_texts_come_from_the_column_specs() -> None:
-    assert COLUMNS_BY_NAME["runtime_1gpu"].expected == "a number of seconds in (0, 31,536,000]"
+    assert COLUMNS_BY_NAME["runtime_1gpu"].expected == "a number of seconds in [0.001, 31,536,000]"
     assert COLUMNS_BY_NAME["min_gpus"].expected == "a whole number of GPUs >= 1"
     assert COLUMNS_BY_NAME["serial_fraction"].expected == "a number in [0, 1)"
     assert COLUMNS_BY_NAME["model"].expected == "one of " + ", ".join(MODEL_NAMES)
