@@ -10,7 +10,13 @@ from engine.paths import DATA_ENV, shared_data
 from engine.policies import ELASTIC_POLICIES, make_policy
 from engine.speedup import MODEL_NAMES
 from engine.units import unit_for
-from engine.workload import offered_load, schema_markdown, template_csv, to_csv_bytes
+from engine.workload import (
+    load_note,
+    offered_load,
+    schema_markdown,
+    template_csv,
+    to_csv_bytes,
+)
 from lab import figures, state, ui
 from lab.plain import plain
 
@@ -136,8 +142,9 @@ ui.metric_cards([
     ("arrivals span", unit.format(span), None),
     ("models", f"{frame['model'].nunique()}", None),
 ])
-for note in workload.notes:
-    st.info(plain(note))
+for note in (*workload.notes, load_note(workload, cluster)):
+    if note:
+        st.info(plain(note))
 unfit = state.recheck()  # does it still suit this cluster, if it was changed since?
 if unfit is not None:
     ui.show_error(unfit)

@@ -15,7 +15,14 @@ from engine import json_safe
 from engine.cluster import Cluster
 from engine.parallel import BACKENDS, RAY_ADDRESS, Executor
 from engine.simulator.results import METRIC_DEFINITIONS
-from engine.workload import FORMATS, MAX_GENERATED_JOBS, GeneratorConfig, Workload, generate
+from engine.workload import (
+    FORMATS,
+    MAX_GENERATED_JOBS,
+    GeneratorConfig,
+    Workload,
+    generate,
+    load_note,
+)
 from engine.workload import load_workload as load_workload_file
 from engine.workload.generator import BATCH_RULES
 
@@ -112,8 +119,9 @@ def workload_from(args: argparse.Namespace, cluster: Cluster, seed: int | None =
             args.workload, fmt=args.format, cluster=cluster, max_rows=args.max_rows,
             row_limit_hint="raise it with --max-rows N, or leave --max-rows out for no limit",
         )
-        for note in workload.notes:
-            print(f"note: {args.workload}: {note}", file=sys.stderr)
+        for note in (*workload.notes, load_note(workload, cluster)):
+            if note:
+                print(f"note: {args.workload}: {note}", file=sys.stderr)
         return workload
     return generate(generator_config(args, seed), cluster)
 

@@ -10,7 +10,7 @@ from engine.workload.errors import Problem, WorkloadError
 from engine.workload.generator import MAX_GENERATED_JOBS, GeneratorConfig, generate
 from engine.workload.importers import TRACE_SERIAL_FRACTION
 from engine.workload.jobs import to_jobs
-from engine.workload.load import load_workload
+from engine.workload.load import load_note, load_workload
 from engine.workload.models import offered_load
 from engine.workload.native import save_csv, template_csv, to_csv_bytes
 from engine.workload.schema import COLUMN_NAMES, COLUMNS, Column, schema_markdown
@@ -29,6 +29,7 @@ __all__ = [
     "Workload",
     "WorkloadError",
     "generate",
+    "load_note",
     "load_workload",
     "offered_load",
     "save_csv",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from engine.cluster import Cluster
@@ -64,8 +62,7 @@ def load_workload(
     else:
         workload = parse_native(text, cluster, limit, name)
     check_units(workload)
-    note = load_note(workload, cluster)
-    return replace(workload, notes=(*workload.notes, note)) if note else workload
+    return workload
 
 
 MILLISECONDS_MEDIAN = 30 * 24 * 3600.0
@@ -91,7 +88,11 @@ def check_units(workload: Workload) -> None:
 
 
 def load_note(workload: Workload, cluster: Cluster) -> str | None:
-    """A note on an overloaded workload (offered load above 1), or None."""
+    """A note on an overloaded workload (offered load above 1) on ``cluster``, or None.
+
+    Not one of ``Workload.notes``: those tell what loading did to the file, while the load
+    belongs to the file and a cluster, and the cluster can change after loading.
+    """
     load = offered_load(workload, cluster)
     if not load > 1:
         return None

@@ -52,7 +52,9 @@ def test_100k_jobs_share_models_and_build_quickly() -> None:
     built = time.perf_counter()
     print(f"generate 100k: {generated - started:.3f} s, to_jobs 100k: {built - generated:.3f} s")
     assert len(jobs) == 100_000
-    assert len({id(job.speedup_model) for job in jobs}) == 6
+    pairs = workload.frame.groupby(["model", "batch_size"], dropna=False).ngroups
+    assert pairs <= 30  # six models, a few batches each
+    assert len({id(job.speedup_model) for job in jobs}) == pairs
     assert [job.index for job in jobs[:3]] == [0, 1, 2]
     assert built - generated < 5.0
     assert generated - started < 5.0

@@ -30,6 +30,7 @@ def test_schema_lists_the_native_columns_in_order() -> None:
         "serial_fraction",
         "downey_A",
         "downey_sigma",
+        "batch_size",
     )
     assert [c.name for c in COLUMNS if c.required] == ["submit_time", "runtime_1gpu"]
 
