@@ -8,9 +8,12 @@ import streamlit as st
 from engine.env import spec
 from engine.policies import ELASTIC_POLICIES, POLICIES
 from engine.simulator.elastic import RESTART_DELAY
-from engine.speedup.table import speedup_table
+from engine.speedup.table import STRONG, scaling_table, speedup_table
 from lab import state, ui
 from lab.figures import job_modes_sketch, speedup_figure
+
+SCALING_EXAMPLE = ("cifar10", 2048)
+"""The job About uses to show strong against weak scaling (the Pollux workloads' batch)."""
 
 st.title("About the lab")
 
@@ -66,14 +69,36 @@ search finds better GPU counts for its own schedules, and the network is cloned 
 
 st.header("How jobs speed up")
 st.markdown(
-    "Six measured DL jobs (fitted to Pollux's throughput measurements) and three "
-    "analytic laws. Crossing nodes costs speed, so a job on 8 GPUs is faster on 2 nodes "
-    "than on 8."
+    "Six measured DL jobs and three analytic laws. A measured job trains at a fixed "
+    "**global batch** (the CSV's `batch_size`, or the model's default): its speed on a "
+    "placement is the step time measured by Pollux's authors on real GPUs at the local "
+    "batch `batch_size / GPUs`, so both its curve and the most GPUs it can use depend on "
+    "its batch. Crossing nodes costs speed."
 )
 cluster = state.cluster()
 metric = st.radio("show", ("speedup", "efficiency"), horizontal=True, key="about_metric")
 table = speedup_table(max_gpus=min(cluster.total_gpus, 256), gpus_per_node=cluster.gpus_per_node)
 ui.chart(speedup_figure(table, metric), key="about_speedup")
+
+st.subheader("Why a fixed-batch job stops speeding up")
+scaling = scaling_table(*SCALING_EXAMPLE, max_gpus=min(cluster.total_gpus, 256),
+                        gpus_per_node=cluster.gpus_per_node)
+strong = scaling[scaling["model"] == STRONG].set_index("gpus")["speedup"]
+st.markdown(
+    f"""
+Give a job twice the GPUs and, with its global batch fixed, each GPU computes half as
+many samples per step while the gradients still have to be exchanged after every step:
+computing shrinks, synchronising does not, and beyond some size the job gets slower
+(**strong scaling**). Measured at a *fixed local batch* instead (every GPU keeps its
+samples and the global batch grows with the GPUs, **weak scaling**) the same job looks
+almost linear, but a job that keeps its batch never runs that way. The chart shows
+`{SCALING_EXAMPLE[0]}` at batch {SCALING_EXAMPLE[1]:,} on {cluster}: at its fastest on
+{strong.idxmax()} GPUs ({strong.max():.1f}x), {strong.iat[-1]:.1f}x on {strong.index[-1]}.
+"""
+)
+name, batch = SCALING_EXAMPLE
+ui.chart(speedup_figure(scaling, title=f"{name}, batch {batch:,}: strong vs weak scaling"),
+         key="about_scaling")
 
 st.header("The learned scheduler")
 with st.expander(f"{POLICIES['drl'].title} (`drl`)"):

@@ -158,5 +158,6 @@ with left:
     ui.chart(figures.model_mix_figure(frame), key="wl_mix")
 with right:
     ui.chart(figures.size_figure(frame), key="wl_sizes")
-    ui.chart(figures.speedup_figure(figures.workload_speedup_table(frame, cluster)),
+    ui.chart(figures.speedup_figure(figures.workload_speedup_table(frame, cluster),
+                                    title="Speedup of these jobs (measured ones at their batch)"),
              key="wl_speedup")

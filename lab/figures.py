@@ -400,7 +400,8 @@ def model_mix_figure(frame: pd.DataFrame) -> go.Figure:
     return _styled(fig, "Model mix", height=320)
 
 
-def speedup_figure(table: pd.DataFrame, metric: str = "speedup") -> go.Figure:
+def speedup_figure(table: pd.DataFrame, metric: str = "speedup",
+                   title: str | None = None) -> go.Figure:
     """Speedup (or efficiency) against GPUs, one curve per model, with ideal scaling."""
     fig = go.Figure()
     colours = colour_map(sorted(table["model"].unique()))
@@ -426,7 +427,7 @@ def speedup_figure(table: pd.DataFrame, metric: str = "speedup") -> go.Figure:
                          ticktext=[str(g) for g in doublings])
     else:
         fig.update_yaxes(title=metric)
-    return _styled(fig, f"{metric.capitalize()} curves", height=360)
+    return _styled(fig, title or f"{metric.capitalize()} curves", height=360)
 
 
 # -- comparing policies ----------------------------------------------------------------
@@ -612,8 +613,10 @@ def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFram
     labels: dict[str, Any] = {}
     for model in models:
         label = model.name
+        if getattr(model, "batch_size", None):  # a measured job scales at its own batch
+            label = f"{model.name}, batch {model.batch_size:,}"
         if label in labels:
-            label = f"{model.name} {len(labels)}"
+            label = f"{label} ({len(labels)})"
         labels[label] = model
     return speedup_table(labels, max_gpus=min(cluster.total_gpus, 256),
                          gpus_per_node=cluster.gpus_per_node)

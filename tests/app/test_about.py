@@ -28,6 +28,14 @@ def chart(at: AppTest, key: str) -> str:
     return spec
 
 
+def test_strong_and_weak_scaling_are_shown_side_by_side() -> None:
+    at = open_app("about")
+    spec = json.loads(chart(at, "about_scaling"))
+    names = {trace["name"] for trace in spec["data"]}
+    assert {"fixed global batch (strong scaling)", "fixed local batch (weak scaling)"} <= names
+    assert "at its fastest on 16 GPUs" in " ".join(texts(at).split())
+
+
 def test_efficiency_view_changes_the_chart() -> None:
     at = open_app("about")
     before = chart(at, "about_speedup")

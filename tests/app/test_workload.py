@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
+import numpy as np
 import pytest
 from apptest_helpers import open_app, texts
 
@@ -210,3 +212,12 @@ def test_every_chart_can_be_saved_as_a_png_for_slides() -> None:
         config = json.loads(chart.proto.config)
         assert config["modeBarButtons"] == [["toImage"]] and config["displayModeBar"]
         assert config["toImageButtonOptions"]["format"] == "png"
+
+
+def test_the_speedup_chart_draws_each_measured_job_at_its_batch() -> None:
+    at = uploaded_pollux("upload_trace")
+    (spec,) = [c.proto.spec for c in at.get("plotly_chart") if c.proto.id.endswith("wl_speedup")]
+    curves = {t["name"]: t for t in json.loads(spec)["data"] if t["name"] != "ideal"}
+    assert list(curves) == ["cifar10, batch 256"]
+    gpus = np.frombuffer(base64.b64decode(curves["cifar10, batch 256"]["x"]["bdata"]), np.int8)
+    assert gpus.max() == 8  # 256 samples, at least 32 per GPU
