@@ -30,6 +30,9 @@ def test_pack_uses_the_fewest_nodes(free, gpus):
     assert all(0 < c <= free[n] for n, c in placement)
     fewest = next(k for k in range(1, len(free) + 1) if sum(sorted(free)[-k:]) >= gpus)
     assert len(placement) == fewest
+    if len(placement) > 1:  # spanning: emptiest first, lower index first among equals
+        order = sorted(range(len(free)), key=lambda n: (-free[n], n))
+        assert [n for n, _ in placement] == order[: len(placement)]
 
 
 def test_packed_nodes():

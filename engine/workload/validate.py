@@ -257,7 +257,7 @@ def _batch_problems(
         ]
         for gpus in ("min_gpus", "requested_gpus"):
             checked = mine & ~wrong & ~bad[gpus]
-            most = np.array([app.max_gpus(int(b)) for b in sizes[checked]], dtype=np.int64)
+            most = np.maximum(1, sizes[checked] // app.min_local_bsz)  # app.max_gpus, at once
             over = np.flatnonzero(checked)[values[gpus][checked] > most]
             found += [
                 Problem(int(rows[i]), labels.get(gpus, gpus),
