@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine.paths import DATA_ENV, shared_data
+from engine.paths import DATA_ENV, pollux_workloads, shared_data
 from engine.policies import ELASTIC_POLICIES, make_policy
 from engine.speedup import MODEL_NAMES
 from engine.units import unit_for
@@ -52,13 +52,14 @@ def handle_upload(
 
 
 def reference_files() -> dict[str, Path]:
-    """The bundled public traces, when ``../shared/data`` is there."""
+    """The Pollux workloads shipped with the engine, and the large public traces (SWF,
+    Philly) when the reference data is there."""
+    files = {f"pollux/{p.name}": p for p in sorted(pollux_workloads().glob("workload-*.csv"))}
     root = shared_data()
-    if not root.is_dir():
-        return {}
-    files = sorted((root / "pollux" / "workloads").glob("workload-*.csv"))
-    files += sorted((root / "swf").glob("*.swf")) + sorted(root.glob("philly.csv"))
-    return {str(p.relative_to(root)): p for p in files}
+    if root.is_dir():
+        found = sorted((root / "swf").glob("*.swf")) + sorted(root.glob("philly.csv"))
+        files |= {str(p.relative_to(root)): p for p in found}
+    return files
 
 
 st.title("Workload")
@@ -104,22 +105,21 @@ with import_tab:
     if trace_upload is not None:
         handle_upload(trace_upload, fmt, "upload_trace")
     bundled = reference_files()
-    if bundled:
-        st.subheader("Reference traces")
-        left, right = st.columns([3, 1])
-        chosen = left.selectbox("file", list(bundled), key="reference_file")
-        first = right.number_input("first jobs", 10, 5000, 300, step=10, key="reference_jobs",
-                                   help="Large traces are cut to their first jobs.")
-        if st.button("Load reference trace", key="reference_load"):
-            state.try_load(state.head(bundled[chosen], int(first)), "auto",
-                           f"reference {chosen}", name=Path(chosen).stem, attempt="reference")
-        last = state.last_load()
-        if last is not None and last[0] == "reference" and last[1] is not None:
-            ui.show_error(last[1], kept=KEPT)
-    else:
-        st.info(f"No reference traces: they are read from `{shared_data()}`, which has none "
-                "(Pollux `pollux/workloads/workload-*.csv`, `swf/*.swf`, `philly.csv`). Set "
-                f"`{DATA_ENV}` to the folder holding them and restart the app.")
+    st.subheader("Reference traces")
+    left, right = st.columns([3, 1])
+    chosen = left.selectbox("file", list(bundled), key="reference_file")
+    first = right.number_input("first jobs", 10, 5000, 300, step=10, key="reference_jobs",
+                               help="Large traces are cut to their first jobs.")
+    if chosen is not None and st.button("Load reference trace", key="reference_load"):
+        state.try_load(state.head(bundled[chosen], int(first)), "auto",
+                       f"reference {chosen}", name=Path(chosen).stem, attempt="reference")
+    last = state.last_load()
+    if last is not None and last[0] == "reference" and last[1] is not None:
+        ui.show_error(last[1], kept=KEPT)
+    if not any(name.endswith((".swf", "philly.csv")) for name in bundled):
+        st.info(f"The SWF and Philly traces are read from `{shared_data()}`, which has none "
+                f"(`swf/*.swf`, `philly.csv`). Set `{DATA_ENV}` to the folder holding them "
+                "and restart the app.")
 
 workload = state.workload()
 cluster = state.cluster()

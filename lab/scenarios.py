@@ -23,7 +23,7 @@ from engine.cluster import Cluster
 from engine.compare import compare, mean_ci, summarize_comparison
 from engine.job import Job
 from engine.parallel import Progress
-from engine.paths import DATA_ENV, pollux_workloads
+from engine.paths import pollux_workloads
 from engine.policies import display_name
 from engine.workload import GeneratorConfig, Workload, generate, load_workload, to_jobs
 from lab import runs, state
@@ -57,7 +57,7 @@ class Scenario:
 
 
 POLLUX_TRACE = pollux_workloads() / "workload-6.csv"
-"""The trace the Pollux paper ran on its 64-GPU testbed (in the reference data)."""
+"""The trace the Pollux paper ran on its 64-GPU testbed (shipped with the engine)."""
 
 SCENARIOS = (
     Scenario("A quiet cluster", "200 jobs at offered load 0.5 on 64 GPUs: GPUs are often idle.",
@@ -74,9 +74,9 @@ def missing_trace() -> str | None:
     """Why Home has no real-trace scenario, in words a lecturer can act on (None: it has)."""
     if POLLUX_TRACE.is_file():
         return None
-    return (f"The real-trace scenario is missing: it reads the Pollux paper's workload 6 from "
-            f"`{POLLUX_TRACE}`, which is not there. Set `{DATA_ENV}` to the reference data "
-            "folder (the one holding `pollux/workloads/`) and restart the app.")
+    return (f"The real-trace scenario is missing: it reads the Pollux paper's workload 6, "
+            f"which ships with the engine, from `{POLLUX_TRACE}`, and that file is not there. "
+            "Reinstall the package (`pip install .`) and restart the app.")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.job import LATEST_SUBMIT, MODES
 from engine.speedup import MEASURED_MODELS, MODEL_NAMES
+from engine.speedup.measured import default_batch
 
 
 class Derived(Enum):
@@ -216,9 +217,9 @@ BATCH_COLUMN = Column(
     False,
     math.nan,
     "samples",
-    "Global batch: samples per step over all the job's GPUs, fixed whatever their count "
-    "(each GPU computes batch_size / GPUs). It sets how the job scales and the most GPUs "
-    "it can use (each needs a measured local batch).",
+    "Global batch, split over the job's GPUs: sets how it scales and its most GPUs. "
+    "Defaults (the Pollux workloads' commonest): "
+    + ", ".join(f"{m} {default_batch(m):,}" for m in MEASURED_MODELS) + ".",
     Interval(low=1),
     applies_to=MEASURED_MODELS,
 )
@@ -230,10 +231,10 @@ COLUMNS_BY_NAME: dict[str, Column] = {c.name: c for c in COLUMNS}
 
 
 def applies_to_text(column: Column, quote: str = "`") -> str:
-    """``model `amdahl``` or ``the measured models (bert, ...)``: whom a column is for."""
+    """``model `amdahl``` or ``the measured models``: whom a column is for."""
     if len(column.applies_to) == 1:
         return f"model {quote}{column.applies_to[0]}{quote}"
-    return f"the measured models ({', '.join(column.applies_to)})"
+    return "the measured models"
 
 
 def schema_markdown() -> str:

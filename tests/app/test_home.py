@@ -177,7 +177,7 @@ def test_without_the_real_trace_home_says_what_is_missing(monkeypatch, tmp_path)
     at = open_app()
     assert not at.exception
     (note,) = [i.value for i in at.info if "real-trace scenario is missing" in i.value]
-    assert str(tmp_path / "workload-6.csv") in note and "MOLDABLE_LAB_DATA" in note
+    assert str(tmp_path / "workload-6.csv") in note and "pip install ." in note
 
 
 def test_every_time_on_home_is_in_one_unit() -> None:

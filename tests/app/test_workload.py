@@ -6,10 +6,9 @@ import base64
 import json
 
 import numpy as np
-import pytest
 from apptest_helpers import open_app, texts
 
-from engine.paths import DATA_ENV, shared_data
+from engine.paths import DATA_ENV
 from lab.plain import plain
 
 GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
@@ -81,10 +80,8 @@ def test_link_settings_are_applied_and_bad_ones_reported() -> None:
 
 
 def test_bundled_reference_trace_loads() -> None:
-    if not shared_data().is_dir():
-        pytest.skip("../shared/data is not here")
     at = open_app("workload")
-    at.selectbox(key="reference_file").set_value("pollux/workloads/workload-6.csv")
+    at.selectbox(key="reference_file").set_value("pollux/workload-6.csv")
     at.button(key="reference_load").click().run()
     assert not at.exception
     assert at.header[0].value == "workload-6"
@@ -186,8 +183,9 @@ def test_without_reference_data_the_import_tab_says_what_is_missing(monkeypatch,
     monkeypatch.setenv(DATA_ENV, str(tmp_path / "nowhere"))
     at = open_app("workload")
     assert not at.exception
-    (note,) = [i.value for i in at.info if "No reference traces" in i.value]
+    (note,) = [i.value for i in at.info if "SWF and Philly traces" in i.value]
     assert str(tmp_path / "nowhere") in note and DATA_ENV in note
+    assert at.selectbox(key="reference_file").options[0] == "pollux/workload-1.csv"
 
 
 def test_the_arrivals_card_and_chart_share_one_unit() -> None:

@@ -11,6 +11,7 @@ from engine.cli import main
 from engine.cli.fidelity import PUBLISHED, measure
 from engine.paths import pollux_workloads
 
+
 def test_tiresias_on_workload_6_is_near_the_artifacts_figure():
     (row,) = measure(["workload-6"], ("tiresias",))
     assert row.artifact == PUBLISHED["tiresias"]["workload-6"] == pytest.approx(3469.69, abs=0.01)
