@@ -72,6 +72,14 @@ def pack(free_per_node: Sequence[int], gpus: int) -> Placement | None:
     return tuple(placement)
 
 
+def spread(placement: Placement) -> tuple[int, ...]:
+    """GPUs per node in node order, as the Pollux artifact keys a placement's measured
+    speed: nodes without the job dropped, the smallest rotation (``((5, 2), (2, 4))`` and
+    ``((0, 4), (9, 2))`` are both ``(2, 4)``)."""
+    counts = tuple(gpus for _, gpus in sorted(placement))
+    return min(counts[i:] + counts[:i] for i in range(len(counts)))
+
+
 def packed_nodes(gpus: int, gpus_per_node: int) -> int:
     """Nodes an allocation spans on an empty cluster (its best placement)."""
     return -(-gpus // gpus_per_node)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from engine.cluster import Placement, spread
 from engine.errors import LabError
 from engine.speedup.base import SpeedupModel
 
@@ -39,21 +40,38 @@ class Job:
     min_gpus: int = 1
     max_gpus: int = 1
     mode: str = "moldable"
-    _cache: dict[tuple[int, int], float] = field(default_factory=dict, repr=False)
+    _cache: dict[tuple, float] = field(default_factory=dict, repr=False)
 
     def runtime(self, gpus: int, nodes: int) -> float:
-        """Seconds this job runs on ``gpus`` GPUs spread over ``nodes`` nodes."""
+        """Seconds this job runs on ``gpus`` GPUs spread over ``nodes`` nodes: what a
+        policy estimates before it knows the exact placement."""
         key = (gpus, nodes)
         cached = self._cache.get(key)
         if cached is None:
-            cached = self.runtime_1gpu / self.speedup_model.speedup(gpus, nodes)
-            if not 0.0 < cached < math.inf:  # overflow or underflow: the job would vanish
-                raise LabError(
-                    f"job {self.job_id}: its {self.model} speedup model gives a run time of "
-                    f"{cached:g} s on {gpus} GPUs; check its run time and model parameters"
-                )
+            cached = self._checked(self.speedup_model.speedup(gpus, nodes), gpus)
             self._cache[key] = cached
         return cached
+
+    def runtime_on(self, gpus: int, placement: Placement) -> float:
+        """Seconds this job runs on exactly ``placement``: what the simulator charges.
+        Differs from :meth:`runtime` only for models that measured that placement."""
+        on = getattr(self.speedup_model, "speedup_on", None)
+        if on is None or len(placement) == 1:
+            return self.runtime(gpus, len(placement))
+        key = (gpus, len(placement), spread(placement))
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._cache[key] = self._checked(on(key[2]), gpus)
+        return cached
+
+    def _checked(self, speedup: float, gpus: int) -> float:
+        runtime = self.runtime_1gpu / speedup
+        if not 0.0 < runtime < math.inf:  # overflow or underflow: the job would vanish
+            raise LabError(
+                f"job {self.job_id}: its {self.model} speedup model gives a run time of "
+                f"{runtime:g} s on {gpus} GPUs; check its run time and model parameters"
+            )
+        return runtime
 
     def allowed_gpus(self, total_gpus: int) -> range:
         """GPU counts this job accepts on a cluster of ``total_gpus``."""

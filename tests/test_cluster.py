@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.cluster import Cluster, pack, packed_nodes
+from engine.cluster import Cluster, pack, packed_nodes, spread
 
 
 def test_default_cluster_is_the_pollux_testbed():
@@ -37,3 +37,17 @@ def test_pack_uses_the_fewest_nodes(free, gpus):
 
 def test_packed_nodes():
     assert [packed_nodes(k, 4) for k in (1, 4, 5, 16, 17)] == [1, 1, 2, 4, 5]
+
+
+def test_spread_keys_a_placement_as_the_artifact_does():
+    assert spread(((5, 2), (2, 4))) == (2, 4)
+    assert spread(((0, 4), (9, 2))) == (2, 4)
+    assert spread(((3, 4), (1, 1), (2, 4), (0, 2))) == (1, 4, 4, 2)  # node order 2,1,4,4
+
+
+@given(st.lists(st.integers(1, 8), min_size=1, max_size=8), st.integers(0, 7))
+def test_spread_is_the_same_for_every_rotation_of_the_nodes(counts, shift):
+    shift %= len(counts)
+    rotated = counts[shift:] + counts[:shift]
+    assert spread(tuple(enumerate(counts))) == spread(tuple(enumerate(rotated)))
+    assert sorted(spread(tuple(enumerate(counts)))) == sorted(counts)

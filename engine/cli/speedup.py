@@ -60,8 +60,8 @@ def _placements(args: argparse.Namespace) -> int:
         print_json(table.to_dict(orient="records"))
         return 0
     table = table.assign(abs_error=table["error"].abs())
-    print("speedup vs 1 GPU at each global batch the Pollux workloads use: the job model")
-    print("(which knows GPUs and nodes) against every measured placement (Pollux traces);")
+    print("speedup vs 1 GPU at each global batch the Pollux workloads use: the job model on")
+    print("each placement the Pollux traces measured, against the measurement;")
     print("error = ours / measured - 1")
     print(f"{'model':<12}{'batch':>7}{'placements':>12}{'median':>9}{'p90':>8}{'worst':>8}"
           "  worst at")
@@ -75,4 +75,7 @@ def _placements(args: argparse.Namespace) -> int:
           f"{table['abs_error'].median():.1%}, {len(over)} beyond 15%" + (": " + ", ".join(
               f"{r.model} {r.batch_size} on {r.placement} {r.error:+.0%}"
               for r in over.itertuples()) if len(over) else ""))
+    shape = table["shape_error"].abs()
+    print(f"a policy's estimate from (GPUs, nodes) alone, before it knows the placement: "
+          f"median {shape.median():.1%}, {int((shape > 0.15).sum())} beyond 15%")
     return 0

@@ -33,7 +33,7 @@ class FifoBackfill(Policy):
             placement = free.take(need)
             if placement is None:
                 break
-            ends.append((view.time + head.runtime(need, len(placement)), need))
+            ends.append((view.time + head.runtime_on(need, placement), need))
             starts.append(Allocation(head, need, {"rule": "fifo"}, placement))
         else:
             return starts
@@ -45,7 +45,7 @@ class FifoBackfill(Policy):
             placement = free.place(gpus)
             if placement is None:
                 continue
-            ends_in_time = view.time + later.runtime(gpus, len(placement)) <= shadow
+            ends_in_time = view.time + later.runtime_on(gpus, placement) <= shadow
             if not ends_in_time:
                 if gpus > extra:
                     continue

@@ -153,7 +153,7 @@ class Simulator:
         else:
             self._claim(job, gpus, placement)
         self._busy += gpus
-        end = self.now + job.runtime(gpus, len(placement))
+        end = self.now + job.runtime_on(gpus, placement)
         run = RunningJob(job, gpus, placement, self.now, end)
         del self.waiting[job.index]
         self.running[job.index] = run

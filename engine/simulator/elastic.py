@@ -78,7 +78,7 @@ class ElasticSimulator(Simulator):
     def _progress(self, run: RunningJob, until: float) -> float:
         job = run.job
         busy = max(0.0, until - self._ready[job.index])
-        return busy * job.runtime_1gpu / job.runtime(run.gpus, run.nodes)
+        return busy * job.runtime_1gpu / job.runtime_on(run.gpus, run.placement)
 
     # -- moves -------------------------------------------------------------------------
     def advance(self) -> bool:
@@ -122,7 +122,8 @@ class ElasticSimulator(Simulator):
         self._first.setdefault(i, self.now)
         left = self._left.setdefault(i, job.runtime_1gpu)
         ready = self.now + delay
-        run = run._replace(end=ready + left * job.runtime(gpus, run.nodes) / job.runtime_1gpu)
+        seconds = left * job.runtime_on(gpus, run.placement) / job.runtime_1gpu
+        run = run._replace(end=ready + seconds)
         self.running[i] = run
         self._ready[i] = ready
         self._events.push(run.end, EventKind.COMPLETION, i)

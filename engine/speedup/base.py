@@ -2,7 +2,9 @@
 
 A moldable job's run time on ``gpus`` GPUs spread over ``nodes`` nodes is its one-GPU
 run time divided by ``speedup(gpus, nodes)``. Keeping the protocol this small lets
-measured profiles, analytic laws and users' own models be swapped freely.
+measured profiles, analytic laws and users' own models be swapped freely. A model may
+also offer ``speedup_on(spread)`` for an exact placement (measured models do: two
+placements of one shape can differ by a third); the simulator uses it where it exists.
 """
 
 from __future__ import annotations
@@ -20,3 +22,12 @@ class SpeedupModel(Protocol):
         """Speed relative to 1 GPU when using ``gpus`` GPUs spread over ``nodes`` nodes."""
         ...
 
+
+
+@runtime_checkable
+class PlacementSpeedupModel(SpeedupModel, Protocol):
+    """A model that knows the speed of exact placements, not only of shapes."""
+
+    def speedup_on(self, spread: tuple[int, ...]) -> float:
+        """Speed relative to 1 GPU on ``spread`` (GPUs per node, see ``cluster.spread``)."""
+        ...

@@ -47,8 +47,9 @@ WORK_SOURCE = (
     "petuum/adaptdl osdi21-artifact simulator/applications.py: max_epochs per application, "
     "max_local_bsz = largest measured local batch (yolov3: 8), min_local_bsz = smallest; "
     "configs = means of placements.csv and scalability.csv rows per (gpus, nodes) and local "
-    "batch; efficiency = validation-<B>.csv progress "
-    "(least over B), grad_sqr and grad_var for the first max_epochs epochs"
+    "batch; placements = placements.csv rows of each multi-node placement, keyed as the "
+    "artifact keys them (GPUs per node, smallest rotation); efficiency = validation-<B>.csv "
+    "progress (least over B), grad_sqr and grad_var for the first max_epochs epochs"
 )
 LOSS_SCALE = 0.05
 GAMMA_STARTS = (1.01, 1.5, 3.0, 6.0)
@@ -130,8 +131,9 @@ def fit_quality(profile: MeasuredProfile, rows: pd.DataFrame) -> dict[str, float
 def measured_configs(name: str, trace_dir: Path) -> list[dict[str, Any]]:
     """Step and sync time per ``(gpus, nodes)`` and local batch: the mean over every
     placement of that shape (``1133``, ``1313``, ``2222`` ... for 8 GPUs on 4 nodes) and
-    scale row. The job model knows only the shape, and single placements are noisy
-    (``1442`` and ``1424`` differ by a third for cifar10), so the mean is its best guess.
+    scale row: the speed of a placement never measured by itself (its shape's mean is the
+    best guess, since single placements are noisy: ``1442`` and ``1424`` differ by a third
+    for cifar10), and what a policy estimates before it knows the placement.
     """
     rows = load_measurements(trace_dir)
     configs = []
@@ -145,6 +147,23 @@ def measured_configs(name: str, trace_dir: Path) -> list[dict[str, Any]]:
             "sync_time": [float(f"{v:.6g}") for v in means["sync_time"]],
         })
     return configs
+
+
+def measured_placements(name: str, trace_dir: Path) -> dict[str, dict[str, list[float]]]:
+    """Step and sync time per local batch on each multi-node placement ever measured
+    (``placements.csv``: ``1442``, ``1424`` ...), keyed as the artifact keys them: a
+    placement's spread differs from its shape's mean by up to a third, and the simulator
+    knows the spread."""
+    table = pd.read_csv(trace_dir / "placements.csv", dtype={"placement": str})
+    out = {}
+    for key, rows in table[table["placement"].str.len() > 1].groupby("placement"):
+        rows = rows.groupby("local_bsz")[["step_time", "sync_time"]].mean().sort_index()
+        out[str(key)] = {
+            "local_bsz": [float(b) for b in rows.index],
+            "step_time": [float(f"{v:.6g}") for v in rows["step_time"]],
+            "sync_time": [float(f"{v:.6g}") for v in rows["sync_time"]],
+        }
+    return out
 
 
 def application_entry(name: str, trace_dir: Path, batches: dict[int, int]) -> dict[str, Any]:
@@ -166,6 +185,7 @@ def application_entry(name: str, trace_dir: Path, batches: dict[int, int]) -> di
         "validated_batches": sizes,
         "default_batch": max(batches, key=lambda b: (batches[b], -b)) if batches else sizes[-1],
         "configs": measured_configs(name, trace_dir),
+        "placements": measured_placements(name, trace_dir),
         "efficiency": {
             "progress": [float(f"{x:.8g}") for x in progress],
             "grad_sqr": column("grad_sqr"),

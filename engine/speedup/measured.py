@@ -10,9 +10,12 @@ Everything here reads ``pollux_profiles.json`` beside this module, derived from 
 artifact's traces by ``python -m engine.speedup.fit`` (which records its source and
 command); nothing reads the traces at run time. Per model it holds:
 
-* ``configs``: the step and sync time measured on each ``(gpus, nodes)`` at each local
-  batch (the mean over the placements of that shape); linear in the local batch
-  between measurements, as the artifact interpolates;
+* ``placements``: the step and sync time measured on each multi-node placement (GPUs
+  per node, ``1442``) at each local batch, linear in the local batch between
+  measurements, as the artifact interpolates; the simulator passes a job's placement;
+* ``configs``: the same per ``(gpus, nodes)`` shape (the mean over the placements of
+  that shape): for placements never measured by themselves and for policies, which
+  estimate a run time before they know the placement;
 * ``efficiency``: per epoch of the model's ``max_epochs``, the training progress and
   the gradient statistics measured at each validated global batch, from which the
   steps to finish at any batch follow as the artifact computes them (``epoch_steps``);
@@ -124,6 +127,8 @@ class Application:
     default_batch: int
     configs: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
     """(gpus, nodes) -> (local batches, step times, sync times), local batch ascending."""
+    placements: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    """Multi-node spread (smallest rotation) -> the same, measured on that placement."""
     progress: np.ndarray
     """Progress made by the end of each epoch (the least over the validated batches)."""
     grad_sqr: dict[int, np.ndarray]
@@ -177,8 +182,13 @@ class Application:
             self._memo[batch_size] = np.diff(self.progress, prepend=0.0) / gain
         return self._memo[batch_size]
 
-    def throughput(self, gpus: int, nodes: int, local_bsz: float) -> tuple[float, float]:
-        """(step time, sync time) in seconds on ``gpus`` GPUs over ``nodes`` nodes."""
+    def throughput(self, gpus: int, nodes: int, local_bsz: float,
+                   spread: tuple[int, ...] | None = None) -> tuple[float, float]:
+        """(step time, sync time) in seconds on ``gpus`` GPUs over ``nodes`` nodes: on
+        ``spread`` (see :func:`engine.cluster.spread`) where that placement was measured,
+        else the shape's mean, else the fitted model scaled to the nearest shapes."""
+        if spread is not None and spread in self.placements:
+            return self._interpolated(self.placements[spread], (gpus, nodes), local_bsz)
         if (gpus, nodes) in self.configs:
             return self._measured((gpus, nodes), local_bsz)
         step_ratio, sync_ratio = self._ratios(gpus, nodes, local_bsz)
@@ -186,9 +196,13 @@ class Application:
         return step, min(step, float(self.profile.sync_time(gpus, nodes)) * sync_ratio)
 
     def _measured(self, shape: tuple[int, int], local_bsz: float) -> tuple[float, float]:
-        """A measured shape's times, linear between measured local batches; beyond them the
-        step follows the fitted model from the nearest measured batch."""
-        local, step, sync = self.configs[shape]
+        return self._interpolated(self.configs[shape], shape, local_bsz)
+
+    def _interpolated(self, table: tuple[np.ndarray, np.ndarray, np.ndarray],
+                      shape: tuple[int, int], local_bsz: float) -> tuple[float, float]:
+        """Measured times, linear between measured local batches; beyond them the step
+        follows the fitted model of ``shape`` from the nearest measured batch."""
+        local, step, sync = table
         b = float(np.clip(local_bsz, local[0], local[-1]))
         at_b = float(np.interp(b, local, step))
         if b != local_bsz:
@@ -240,14 +254,14 @@ def load_application(name: str) -> Application:
         raise UnknownName(f"no measured model {name!r}; known: {', '.join(MEASURED_MODELS)}")
     entry = applications[name]
     params = _document()["profiles"][name]["params"]
-    configs = {
-        (c["gpus"], c["nodes"]): (
-            np.array(c["local_bsz"], dtype=float),
-            np.array(c["step_time"], dtype=float),
-            np.array(c["sync_time"], dtype=float),
-        )
-        for c in entry["configs"]
-    }
+
+    def columns(c: dict[str, list[float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return tuple(np.array(c[k], dtype=float)  # type: ignore[return-value]
+                     for k in ("local_bsz", "step_time", "sync_time"))
+
+    configs = {(c["gpus"], c["nodes"]): columns(c) for c in entry["configs"]}
+    placements = {tuple(int(d) for d in key): columns(c)
+                  for key, c in entry["placements"].items()}
     return Application(
         name=name,
         profile=MeasuredProfile(name, *(params[p] for p in PARAM_NAMES)),
@@ -256,6 +270,7 @@ def load_application(name: str) -> Application:
         validated_batches=tuple(entry["validated_batches"]),
         default_batch=entry["default_batch"],
         configs=configs,
+        placements=placements,
         progress=np.array(entry["efficiency"]["progress"], dtype=float),
         grad_sqr={int(b): np.array(v, dtype=float)
                   for b, v in entry["efficiency"]["grad_sqr"].items()},
@@ -303,8 +318,10 @@ class FixedBatchJob:
     def max_gpus(self) -> int:
         return load_application(self.name).max_gpus(self.batch_size)
 
-    def step(self, gpus: int, nodes: int) -> tuple[float, int]:
-        """Seconds per step on ``gpus`` GPUs over ``nodes``, and the global batch trained."""
+    def step(self, gpus: int, nodes: int,
+             spread: tuple[int, ...] | None = None) -> tuple[float, int]:
+        """Seconds per step on ``gpus`` GPUs over ``nodes`` (on ``spread`` where known),
+        and the global batch trained."""
         app = load_application(self.name)
         local = math.ceil(self.batch_size / gpus - 1e-8)
         accum = math.ceil(local / app.max_local_bsz - 1e-8) - 1
@@ -312,29 +329,35 @@ class FixedBatchJob:
             accum = max(1, accum)
         atomic = math.ceil(local / (accum + 1) - 1e-8)
         atomic = max(1, min(atomic, app.max_batch // (gpus * (accum + 1))))
-        step, sync = app.throughput(gpus, nodes, atomic)
+        step, sync = app.throughput(gpus, nodes, atomic, spread)
         return step + (step - sync) * accum, gpus * atomic * (accum + 1)
 
-    def duration(self, gpus: int, nodes: int) -> float:
-        """Seconds the job trains on ``gpus`` GPUs over ``nodes`` nodes."""
-        return _duration(self, gpus, nodes)
+    def duration(self, gpus: int, nodes: int, spread: tuple[int, ...] | None = None) -> float:
+        """Seconds the job trains on ``gpus`` GPUs over ``nodes`` nodes (on ``spread``)."""
+        return _duration(self, gpus, nodes, spread)
 
     def speedup(self, gpus: int, nodes: int) -> float:
         """Throughput on ``gpus`` GPUs over ``nodes`` nodes over one GPU's, at most ``gpus``."""
         if gpus < 1 or not 1 <= nodes <= gpus:
             raise ValueError(f"need 1 <= nodes <= gpus, got gpus={gpus}, nodes={nodes}")
-        return _speedup(self, gpus, nodes)
+        return _speedup(self, gpus, nodes, None)
+
+    def speedup_on(self, spread: tuple[int, ...]) -> float:
+        """The speedup on this exact placement (GPUs per node, smallest rotation)."""
+        return _speedup(self, sum(spread), len(spread), spread)
 
 
 @lru_cache(maxsize=65536)
-def _duration(job: FixedBatchJob, gpus: int, nodes: int) -> float:
-    seconds, trained = job.step(gpus, nodes)
+def _duration(job: FixedBatchJob, gpus: int, nodes: int,
+              spread: tuple[int, ...] | None) -> float:
+    seconds, trained = job.step(gpus, nodes, spread)
     return seconds * load_application(job.name).steps(trained)
 
 
 @lru_cache(maxsize=65536)
-def _speedup(job: FixedBatchJob, gpus: int, nodes: int) -> float:
-    return min(float(gpus), _duration(job, 1, 1) / _duration(job, gpus, nodes))
+def _speedup(job: FixedBatchJob, gpus: int, nodes: int,
+             spread: tuple[int, ...] | None) -> float:
+    return min(float(gpus), _duration(job, 1, 1, None) / _duration(job, gpus, nodes, spread))
 
 
 def measured_job(name: str, batch_size: int | None = None) -> FixedBatchJob:
@@ -376,25 +399,32 @@ class AdaptiveBatchJob:
         app = load_application(self.name)
         return app.max_gpus(app.max_batch)
 
-    def duration(self, gpus: int, nodes: int) -> float:
-        """Seconds the job trains on ``gpus`` GPUs over ``nodes`` nodes, best batch per epoch."""
-        return _adaptive_duration(self.name, gpus, nodes)
+    def duration(self, gpus: int, nodes: int, spread: tuple[int, ...] | None = None) -> float:
+        """Seconds the job trains on ``gpus`` GPUs over ``nodes`` nodes (on ``spread``),
+        best batch per epoch."""
+        return _adaptive_duration(self.name, gpus, nodes, spread)
 
     def speedup(self, gpus: int, nodes: int) -> float:
         if gpus < 1 or not 1 <= nodes <= gpus:
             raise ValueError(f"need 1 <= nodes <= gpus, got gpus={gpus}, nodes={nodes}")
         return min(float(gpus), self.duration(1, 1) / self.duration(gpus, nodes))
 
+    def speedup_on(self, spread: tuple[int, ...]) -> float:
+        """The speedup on this exact placement (GPUs per node, smallest rotation)."""
+        gpus = sum(spread)
+        return min(float(gpus), self.duration(1, 1) / self.duration(gpus, len(spread), spread))
+
 
 @lru_cache(maxsize=65536)
-def _adaptive_duration(name: str, gpus: int, nodes: int) -> float:
+def _adaptive_duration(name: str, gpus: int, nodes: int,
+                       spread: tuple[int, ...] | None) -> float:
     app = load_application(name)
     sizes = np.unique(np.geomspace(app.min_batch, app.max_batch, BATCH_CHOICES).round())
     per_batch = []
     for size in sizes.astype(int).tolist():
         if gpus > app.max_gpus(size):
             continue
-        seconds, trained = FixedBatchJob(name, size).step(gpus, nodes)
+        seconds, trained = FixedBatchJob(name, size).step(gpus, nodes, spread)
         per_batch.append(seconds * app.epoch_steps(trained))
     if not per_batch:
         raise ValueError(f"{name}: no validated batch runs on {gpus} GPUs")

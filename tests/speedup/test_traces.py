@@ -49,3 +49,28 @@ def test_speedup_placements_command(capsys):
     assert main(["speedup", "--placements", "--models", "bert,ncf"]) == 0
     out = capsys.readouterr().out
     assert "bert" in out and "32768" in out and "median absolute error" in out
+
+
+@needs_traces
+@pytest.mark.parametrize("model, batch, placement", [
+    ("cifar10", 2048, (1, 4, 4, 2)), ("cifar10", 2048, (1, 4, 2, 4)),
+    ("cifar10", 2048, (1, 4, 4)), ("ncf", 32768, (2, 3, 3, 3)), ("bert", 384, (2, 2)),
+])
+def test_the_simulator_charges_the_measured_placement(model, batch, placement):
+    """Two placements of one shape run as the artifact measured each (1442 and 1424 are
+    a third apart for cifar10), not as their shape's mean."""
+    app, job = load_application(model), measured_job(model, batch)
+    gpus, nodes = sum(placement), len(placement)
+    theirs = app.duration(batch, 1, 1) / app.duration(batch, gpus, nodes, placement)
+    assert job.speedup_on(placement) == pytest.approx(theirs, rel=0.01)
+    rotated = placement[1:] + placement[:1]
+    assert job.speedup_on(min(rotated[i:] + rotated[:i] for i in range(nodes))) == \
+        job.speedup_on(placement)
+
+
+@needs_traces
+def test_every_measured_placement_within_15_percent():
+    table = placement_errors()
+    assert len(table) > 1000
+    assert table["error"].abs().max() < 0.15
+    assert table["error"].abs().median() < 0.05
