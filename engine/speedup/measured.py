@@ -343,7 +343,10 @@ class FixedBatchJob:
         return _speedup(self, gpus, nodes, None)
 
     def speedup_on(self, spread: tuple[int, ...]) -> float:
-        """The speedup on this exact placement (GPUs per node, smallest rotation)."""
+        """The speedup on this exact placement (GPUs per node, smallest rotation); its
+        shape's where that placement was never measured."""
+        if spread not in load_application(self.name).placements:
+            return self.speedup(sum(spread), len(spread))
         return _speedup(self, sum(spread), len(spread), spread)
 
 
@@ -410,7 +413,10 @@ class AdaptiveBatchJob:
         return min(float(gpus), self.duration(1, 1) / self.duration(gpus, nodes))
 
     def speedup_on(self, spread: tuple[int, ...]) -> float:
-        """The speedup on this exact placement (GPUs per node, smallest rotation)."""
+        """The speedup on this exact placement (GPUs per node, smallest rotation); its
+        shape's where that placement was never measured."""
+        if spread not in load_application(self.name).placements:
+            return self.speedup(sum(spread), len(spread))
         gpus = sum(spread)
         return min(float(gpus), self.duration(1, 1) / self.duration(gpus, len(spread), spread))
 
