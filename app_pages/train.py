@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
 from engine.drl.ppo_config import PPOConfig
-from engine.env.curriculum import Curriculum
+from engine.env.curriculum import CURRICULA
 from engine.parallel import describe_backend
 from engine.speedup import MEASURED_MODELS
 from lab import figures, line, runs, state, ui
@@ -44,8 +46,9 @@ def start() -> None:
         gamma=float(ss["tr_gamma"]), hidden=int(ss["tr_hidden"]), bc_episodes=bc_episodes,
         dagger_episodes=bc_episodes,  # the warm start grows with the episodes asked for
         val_episodes=int(ss["tr_val"]), eval_every=int(ss["tr_eval_every"]),
-        curriculum=Curriculum(cluster_gpus=tuple(ss["tr_sizes"]), loads=ss["tr_loads"],
-                              jobs=ss["tr_jobs"], models=tuple(ss["tr_models"])),
+        curriculum=replace(CURRICULA[ss["tr_preset"]], cluster_gpus=tuple(ss["tr_sizes"]),
+                           loads=ss["tr_loads"], jobs=ss["tr_jobs"],
+                           models=tuple(ss["tr_models"])),
     )).start()
 
 
@@ -68,8 +71,20 @@ st.markdown(
     "better)."
 )
 
+def use_preset() -> None:
+    """Put the chosen curriculum's clusters and loads into the form, to adjust."""
+    ss = st.session_state
+    preset = CURRICULA[ss["tr_preset"]]
+    ss["tr_sizes"] = [g for g in preset.cluster_gpus if g in CLUSTER_SIZES]
+    ss["tr_loads"] = preset.loads
+
+
 run = training()
 busy = run is not None and run.running
+st.selectbox("training workloads", list(CURRICULA), key="tr_preset", on_change=use_preset,
+             help="broad: one 8-GPU node to 256 GPUs, loads 0.3-3, Poisson and bursty "
+             "arrivals, users who ask for one GPU or any count (what the shipped drl "
+             "learned on); moderate: loads 0.5-1, Poisson; or small clusters, or one node.")
 with st.form("train_form"):
     st.subheader("Hyper-parameters")
     a, b, c, d = st.columns(4)
@@ -90,7 +105,7 @@ with st.form("train_form"):
     st.subheader("Training workloads")
     a, b = st.columns(2)
     a.multiselect("cluster sizes (GPUs)", CLUSTER_SIZES, default=[16, 32, 64], key="tr_sizes")
-    b.slider("offered load", 0.2, 1.5, (0.5, 1.0), 0.05, key="tr_loads")
+    b.slider("offered load", 0.2, 3.0, (0.5, 1.0), 0.05, key="tr_loads")
     a.slider("jobs per workload", 20, 400, (40, 80), 10, key="tr_jobs")
     b.multiselect("models", MEASURED_MODELS, default=list(MEASURED_MODELS), key="tr_models")
     st.form_submit_button("Start training", type="primary", disabled=busy, on_click=start)

@@ -74,7 +74,11 @@ with generate_tab:
                     **state.bind("sizes", state.use_generator))
     right.selectbox("request rule", state.RULES, **state.bind("rule", state.use_generator),
                     help="How users pick the GPUs they request: where scaling efficiency is "
-                    "0.5-0.8 (as in Pollux), a power of two, or always one.")
+                    "0.5-0.8 (as in Pollux), a power of two, always one, or any count the "
+                    "job can use (users who over- and under-ask).")
+    right.selectbox("arrivals", state.ARRIVALS, **state.bind("arrivals", state.use_generator),
+                    help="Poisson arrivals, or bursty ones: the same average rate in waves "
+                    "and lulls (gaps three times as variable).")
     right.selectbox("batch sizes", state.BATCH_RULES, **state.bind("batch", state.use_generator),
                     help="A DL job's global batch sets how far it scales: as often as the "
                     "Pollux workloads use each batch, or each model's default.")

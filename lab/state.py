@@ -28,7 +28,7 @@ from engine.workload import (
     load_workload,
     to_jobs,
 )
-from engine.workload.generator import BATCH_RULES, REQUEST_RULES, SIZE_DISTRIBUTIONS
+from engine.workload.generator import ARRIVALS, BATCH_RULES, REQUEST_RULES, SIZE_DISTRIBUTIONS
 from engine.workload.sniff import sniff
 from engine.workload.validate import cluster_problems
 from lab.uploads import KEY, UploadStore
@@ -92,6 +92,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("load", 0.85, _number_in(float, 0.1, 2.0)),
     Setting("sizes", "log-uniform", _one_of(SIZES)),
     Setting("rule", "pollux", _one_of(RULES)),
+    Setting("arrivals", "poisson", _one_of(ARRIVALS)),
     Setting("batch", "pollux", _one_of(BATCH_RULES)),
     Setting("mode", "as-loaded", _one_of(JOB_MODES)),
     Setting("speed", "1 h/s", _one_of(tuple(SPEEDS))),
@@ -235,6 +236,7 @@ def generator_config() -> GeneratorConfig:
         size_distribution=get("sizes"),
         model_mix=model_mix(),
         request_rule=get("rule"),
+        arrivals=get("arrivals"),
         batch_rule=get("batch"),
     )
 

@@ -24,7 +24,7 @@ from engine.workload import (
     load_note,
 )
 from engine.workload import load_workload as load_workload_file
-from engine.workload.generator import BATCH_RULES
+from engine.workload.generator import ARRIVALS, BATCH_RULES, BURSTY_CV, REQUEST_RULES
 
 
 def positive_int(text: str) -> int:
@@ -65,9 +65,13 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     )
     source.add_argument(
         "--request-rule",
-        choices=("pollux", "power-of-two", "one"),
+        choices=REQUEST_RULES,
         default="pollux",
-        help="how generated users pick requested_gpus",
+        help="how generated users pick requested_gpus (any: any count the job can use)",
+    )
+    source.add_argument(
+        "--arrivals", choices=ARRIVALS, default="poisson",
+        help=f"generated arrival gaps: poisson, or bursty (same mean, CV {BURSTY_CV:g})",
     )
     source.add_argument(
         "--batch-rule",
@@ -108,6 +112,7 @@ def generator_config(args: argparse.Namespace, seed: int | None = None) -> Gener
         seed=args.seed if seed is None else seed,
         size_distribution=args.sizes,
         request_rule=args.request_rule,
+        arrivals=args.arrivals,
         batch_rule=args.batch_rule,
     )
 

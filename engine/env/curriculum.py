@@ -1,13 +1,17 @@
 """The randomized workloads the agent trains on.
 
-Each episode draws a cluster (8 to 256 GPUs), a load, a size distribution, a request
-rule and a model mix, then generates a workload with the project's generator. Training
-workload seeds come from ``TRAIN_SEEDS``, disjoint from the small seeds (0, 1, 2, ...)
-that evaluation, ``reproduce`` and the tests use, so no evaluated workload was trained on.
+Each episode draws a cluster (one 8-GPU node to 256 GPUs in 4- or 8-GPU nodes), a load
+(quiet to overloaded), a size distribution, a request rule (including users who ask for
+one GPU, or for any count), Poisson or bursty arrivals and a model mix, then generates a
+workload with the project's generator: a policy meets all of these where it is used, so
+it trains on all of them. Training workload seeds come from ``TRAIN_SEEDS``, disjoint
+from the small seeds (0, 1, 2, ...) that evaluation, ``reproduce`` and the tests use, and
+no trace file is ever trained on, so no evaluated workload was trained on.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,10 +31,12 @@ class Curriculum:
 
     cluster_gpus: tuple[int, ...] = (8, 16, 32, 64, 128, 256)
     gpus_per_node: tuple[int, ...] = (4, 8)
-    loads: tuple[float, float] = (0.5, 1.0)
+    loads: tuple[float, float] = (0.3, 3.0)
+    """Offered load, drawn log-uniformly: as many quiet as overloaded episodes."""
     jobs: tuple[int, int] = (80, 160)
     size_distributions: tuple[str, ...] = ("log-uniform", "philly")
-    request_rules: tuple[str, ...] = ("pollux", "power-of-two", "one")
+    request_rules: tuple[str, ...] = ("pollux", "power-of-two", "one", "any")
+    arrivals: tuple[str, ...] = ("poisson", "bursty")
     models: tuple[str, ...] = MEASURED_MODELS
     mix_concentration: float = 1.0
     """Dirichlet concentration of the model mix (small = a few models dominate)."""
@@ -42,11 +48,12 @@ class Curriculum:
         weights = rng.dirichlet(np.full(len(self.models), self.mix_concentration))
         config = GeneratorConfig(
             jobs=int(rng.integers(self.jobs[0], self.jobs[1] + 1)),
-            load=float(rng.uniform(*self.loads)),
+            load=float(math.exp(rng.uniform(*map(math.log, self.loads)))),
             seed=int(rng.integers(TRAIN_SEEDS.start, TRAIN_SEEDS.stop)),
             size_distribution=str(rng.choice(self.size_distributions)),
             model_mix=dict(zip(self.models, map(float, weights), strict=True)),
             request_rule=str(rng.choice(self.request_rules)),
+            arrivals=str(rng.choice(self.arrivals)),
         )
         return config, Cluster(nodes=total // per_node, gpus_per_node=per_node)
 
@@ -54,3 +61,14 @@ class Curriculum:
         """The jobs and cluster of one training episode."""
         config, cluster = self.sample(rng)
         return to_jobs(generate(config, cluster), cluster), cluster
+
+
+CURRICULA: dict[str, Curriculum] = {
+    "broad": Curriculum(),
+    "moderate": Curriculum(loads=(0.5, 1.0), request_rules=("pollux", "power-of-two", "one"),
+                           arrivals=("poisson",)),
+    "small clusters": Curriculum(cluster_gpus=(8, 16, 32)),
+    "one node": Curriculum(cluster_gpus=(8,), gpus_per_node=(8,)),
+}
+"""Named training distributions (the Train page's presets): ``broad`` is what the shipped
+policy trains on; ``moderate`` the earlier curriculum (loads 0.5-1, Poisson arrivals)."""

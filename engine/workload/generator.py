@@ -2,9 +2,11 @@
 
 Offered load is ``arrival_rate x E[requested_gpus x runtime(requested_gpus, packed)]
 / cluster.total_gpus``: the fraction of the cluster the users' own requests would keep
-busy. The jobs are drawn first, then the Poisson arrival rate is solved from their
-sample mean, so each realised workload sits on its target rather than only its
-expected value doing so (``models.offered_load`` measures it back).
+busy. The jobs are drawn first, then the arrival rate is solved from their sample
+mean, so each realised workload sits on its target rather than only its expected value
+doing so (``models.offered_load`` measures it back). Arrivals are Poisson, or bursty:
+gaps with the same mean but a coefficient of variation of ``BURSTY_CV`` (Gamma
+distributed), as real clusters see jobs come in waves and lulls.
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ from engine.workload.workload import Workload
 
 SIZE_DISTRIBUTIONS = ("log-uniform", "philly")
 BATCH_RULES = ("pollux", "default")
-REQUEST_RULES = ("pollux", "power-of-two", "one")
+REQUEST_RULES = ("pollux", "power-of-two", "one", "any")
+ARRIVALS = ("poisson", "bursty")
+BURSTY_CV = 3.0
+"""Coefficient of variation of bursty inter-arrival gaps (Poisson's is 1)."""
 POLLUX_BAND = (0.5, 0.8)
 """Scaling efficiencies Pollux's users picked their GPU counts in (OSDI'21, sec. 5.1)."""
 PHILLY_SIZES = Path(__file__).with_name("philly_sizes.json")
@@ -66,9 +71,12 @@ class GeneratorConfig:
     model_mix: Mapping[str, float] = field(default_factory=_equal_measured_mix)
     """Relative weight of each speedup model (any of ``MODEL_NAMES``)."""
     request_rule: str = "pollux"
-    """How users choose requested_gpus: ``pollux``, ``power-of-two`` or ``one``."""
+    """How users choose requested_gpus: ``pollux``, ``power-of-two``, ``one``, or ``any``
+    count the job can use (users who over- and under-ask)."""
     max_request: int = 16
     """Largest request a user makes (also capped by the cluster)."""
+    arrivals: str = "poisson"
+    """Inter-arrival gaps: ``poisson`` (exponential) or ``bursty`` (CV ``BURSTY_CV``)."""
     batch_rule: str = "pollux"
     """A measured job's global batch: drawn as often as the Pollux workloads use it
     (``pollux``), or always the model's ``default``."""
@@ -107,6 +115,8 @@ class GeneratorConfig:
         weights = list(self.model_mix.values())
         if not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
             wrong.append(f"model_mix weights must be >= 0 with a positive sum, got {weights}")
+        if self.arrivals not in ARRIVALS:
+            wrong.append(f"arrivals must be one of {ARRIVALS}, got {self.arrivals!r}")
         if self.request_rule not in REQUEST_RULES:
             wrong.append(f"request_rule must be one of {REQUEST_RULES}, got {self.request_rule!r}")
         if self.batch_rule not in BATCH_RULES:
@@ -145,7 +155,11 @@ def generate(config: GeneratorConfig, cluster: Cluster) -> Workload:
         frame[name] = np.nan
     frame["batch_size"] = batch
     rate = config.load * cluster.total_gpus / requested_work(frame, cluster).mean()
-    gaps = rng.exponential(1.0 / rate, size=n - 1)
+    if config.arrivals == "poisson":
+        gaps = rng.exponential(1.0 / rate, size=n - 1)
+    else:
+        shape = BURSTY_CV**-2
+        gaps = rng.gamma(shape, 1.0 / (rate * shape), size=n - 1)
     submit = np.round(np.concatenate([[0.0], np.cumsum(gaps)]), 3)
     return build_workload(
         {
@@ -232,6 +246,8 @@ def _request_choices(rule: str, model: SpeedupModel, cap: int, cluster: Cluster)
     if rule == "power-of-two":
         return 2 ** np.arange(int(math.log2(min(cap, getattr(model, "max_gpus", cap)))) + 1)
     cap = min(cap, getattr(model, "max_gpus", cap))
+    if rule == "any":
+        return np.arange(1, cap + 1)
     gpus = np.arange(1, cap + 1)
     speedup = packed_speedups([model], np.zeros(cap, dtype=np.intp), gpus, cluster)
     efficiency = speedup / gpus
