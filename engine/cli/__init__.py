@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "train": "train the DRL scheduler",
     "improve": "expert iteration: clone trained weights onto searched improvements",
     "reproduce": "evaluate drl against every baseline on unseen workloads",
+    "evaluate": "the evaluation matrix: drl against every baseline per cluster, trace and load",
     "headroom": "clairvoyant local search: how far a policy's schedule is from better",
     "fidelity": "tiresias and optimus-elastic against the Pollux simulator's published JCTs",
 }
