@@ -67,6 +67,10 @@ SCENARIOS = (
     *([Scenario("A real trace", "the 160 deep-learning jobs of the Pollux paper's workload 6 "
                 "on its 64-GPU testbed: one workload, so no interval.", trace=POLLUX_TRACE)]
       if POLLUX_TRACE.is_file() else []),
+    Scenario("One 8-GPU server", "200 jobs at offered load 0.9 on a single node of 8 GPUs, "
+             "as a lab group's own machine: little room, so every GPU given to one job is "
+             "taken from the queue.", GeneratorConfig(jobs=200, load=0.9),
+             cluster=Cluster(1, 8)),
 )
 
 
