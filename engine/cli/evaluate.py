@@ -52,7 +52,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     cells, skipped = read_cells(args.cells, args.quick)
     with executor_from(args) as executor, tqdm(
-        total=0, desc="evaluate", unit="job", unit_scale=True, file=sys.stderr, leave=False,
+        total=0, desc="evaluate", unit="run", unit_scale=True, file=sys.stderr, leave=False,
         mininterval=0.5,
     ) as bar:
         executor.start("engine.compare", "engine.policies.drl")
