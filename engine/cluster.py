@@ -77,6 +77,8 @@ def spread(placement: Placement) -> tuple[int, ...]:
     speed: nodes without the job dropped, the smallest rotation (``((5, 2), (2, 4))`` and
     ``((0, 4), (9, 2))`` are both ``(2, 4)``)."""
     counts = tuple(gpus for _, gpus in sorted(placement))
+    if len(counts) == 2:  # the common case, without building rotations
+        return counts if counts[0] <= counts[1] else counts[::-1]
     return min(counts[i:] + counts[:i] for i in range(len(counts)))
 
 

@@ -307,6 +307,8 @@ class FixedBatchJob:
 
     name: str
     batch_size: int
+    _on: dict[tuple[int, ...], float] = field(default_factory=dict, compare=False, repr=False)
+    """Speedup per exact spread, memoised: the simulator asks once per job start."""
 
     def __post_init__(self) -> None:
         app = load_application(self.name)
@@ -345,9 +347,13 @@ class FixedBatchJob:
     def speedup_on(self, spread: tuple[int, ...]) -> float:
         """The speedup on this exact placement (GPUs per node, smallest rotation); its
         shape's where that placement was never measured."""
-        if spread not in load_application(self.name).placements:
-            return self.speedup(sum(spread), len(spread))
-        return _speedup(self, sum(spread), len(spread), spread)
+        found = self._on.get(spread)
+        if found is None:
+            gpus, nodes = sum(spread), len(spread)
+            measured = spread in load_application(self.name).placements
+            found = _speedup(self, gpus, nodes, spread) if measured else self.speedup(gpus, nodes)
+            self._on[spread] = found
+        return found
 
 
 @lru_cache(maxsize=65536)
