@@ -14,7 +14,9 @@ from html import escape
 
 SATURATION = 0.3
 """A margin of +-30% or more gets the full colour."""
-ROW_H, COL_W, LABEL_W, HEAD_H, FONT = 26, 150, 430, 56, 14
+ROW_H, COL_W, HEAD_H, FONT = 26, 150, 56, 14
+CHAR_W = 8.2
+"""Width of one label character at ``FONT`` px (generous, so no label is cut off)."""
 
 
 def _colour(value: float) -> str:
@@ -36,7 +38,8 @@ def margin_heatmap(
 ) -> str:
     """SVG text: ``values[i][j]`` (a fraction, shown as a percentage) for row ``i`` and
     column ``j``; a row whose ``marks`` entry is true is labelled in bold with a ``!``."""
-    width = LABEL_W + COL_W * len(columns) + 10
+    label_w = 16 + CHAR_W * max(len(row) + 2 for row in rows)
+    width = label_w + COL_W * len(columns) + 10
     height = HEAD_H + ROW_H * len(rows) + 10
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -45,7 +48,7 @@ def margin_heatmap(
         f'<text x="8" y="20" font-size="{FONT + 2}" font-weight="bold">{escape(title)}</text>',
     ]
     for j, column in enumerate(columns):
-        x = LABEL_W + COL_W * j + COL_W / 2
+        x = label_w + COL_W * j + COL_W / 2
         out.append(f'<text x="{x}" y="{HEAD_H - 10}" text-anchor="middle" '
                    f'font-weight="bold">{escape(column)}</text>')
     for i, row in enumerate(rows):
@@ -53,10 +56,10 @@ def margin_heatmap(
         marked = bool(marks and marks[i])
         weight = ' font-weight="bold"' if marked else ""
         label = ("! " if marked else "") + row
-        out.append(f'<text x="{LABEL_W - 8}" y="{y + ROW_H * 0.68}" text-anchor="end"'
+        out.append(f'<text x="{label_w - 8}" y="{y + ROW_H * 0.68}" text-anchor="end"'
                    f'{weight}>{escape(label)}</text>')
         for j, value in enumerate(values[i]):
-            x = LABEL_W + COL_W * j
+            x = label_w + COL_W * j
             text = f"{value:+.1%}" if math.isfinite(value) else "n/a"
             out.append(f'<rect x="{x + 1}" y="{y + 1}" width="{COL_W - 2}" '
                        f'height="{ROW_H - 2}" fill="{_colour(value)}"/>')

@@ -135,7 +135,7 @@ def test_the_command_prints_the_matrix_and_writes_the_heatmap(tmp_path: Path, ca
     out = capsys.readouterr().out
     assert "tiny: 1x8, load 0.9" in out and "mean margin vs threshold-optimal" in out
     root = ET.fromstring(svg.read_text())
-    assert "tiny: 1x8, load 0.9" in "".join(root.itertext())
+    assert "tiny: 1x8, load 0.9 (0.9), best: " in "".join(root.itertext())
 
 
 def test_a_bad_cells_file_is_one_line_and_exit_2(tmp_path: Path, capsys):

@@ -78,10 +78,11 @@ def run(args: argparse.Namespace) -> int:
 def heatmap(matrix: Matrix) -> str:
     """The matrix's margins as an SVG heatmap, cells that fail the bar marked."""
     return margin_heatmap(
-        [f"{r.cell.name} ({r.offered_load:.2g})" for r in matrix.cells],
+        [f"{r.cell.name} ({r.offered_load:.2g}), best: {r.best_baseline}"
+         for r in matrix.cells],
         list(COLUMNS.values()),
         [[r.margins[key][0] for key in COLUMNS] for r in matrix.cells],
-        "drl's lower average JCT (+) or higher (-) than each, per cell (offered load)",
+        "drl's average JCT, lower (+) or higher (-); ! = over 3% behind the best baseline",
         [not r.holds for r in matrix.cells],
     )
 
