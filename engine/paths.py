@@ -13,6 +13,7 @@ container) and a checkout find them the same way:
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 PRETRAINED_ENV = "MOLDABLE_LAB_PRETRAINED"
@@ -52,3 +53,14 @@ def pollux_workloads() -> Path:
     the package with their Apache-2.0 notice: what ``reproduce``, ``fidelity`` and the
     Home page read."""
     return Path(__file__).resolve().parent / "data" / "pollux_workloads"
+
+
+def code_version() -> str:
+    """The checkout's commit (``+dirty`` with uncommitted changes), or ``unknown`` outside
+    a git checkout (an installed wheel): what a model card records its weights came from."""
+    try:
+        run = subprocess.run(["git", "-C", str(_CHECKOUT), "describe", "--always", "--dirty=+dirty",
+                              "--abbrev=12"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return run.stdout.strip() if run.returncode == 0 and run.stdout.strip() else "unknown"

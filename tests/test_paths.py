@@ -24,3 +24,11 @@ def test_a_wheel_layout_has_the_folder_inside_the_package(tmp_path):
     checkout = tmp_path / "checkout" / "lab"
     checkout.mkdir(parents=True)
     assert beside_package(checkout, "app_pages") == tmp_path / "checkout" / "app_pages"
+
+
+def test_code_version_names_the_commit_or_says_unknown():
+    from engine.paths import code_version
+
+    version = code_version()
+    assert version == "unknown" or (len(version.removesuffix("+dirty")) >= 7
+                                    and " " not in version)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, output_file, print_json
 from engine.drl.pretrained import update_card
 from engine.evaluation import (
@@ -29,7 +30,7 @@ from engine.evaluation import (
     read_cells,
 )
 from engine.heatmap import margin_heatmap
-from engine.paths import pretrained_dir
+from engine.paths import code_version, pretrained_dir
 
 COLUMNS = {"best": "vs best baseline", FLOOR: f"vs {FLOOR}", REFERENCE: f"vs {REFERENCE}"}
 
@@ -67,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         with output_file(args.heatmap) as file:
             file.write(heatmap(matrix))
     if args.card:
-        update_card({"evaluation_matrix": matrix.as_dict()}, args.card)
+        update_card({"evaluation_matrix": {
+            **matrix.as_dict(), "code_version": code_version(),
+            "command": " ".join([program_name(), *sys.argv[1:]])}}, args.card)
     if args.json:
         print_json(matrix.as_dict())
         return 0

@@ -13,17 +13,19 @@ import argparse
 import math
 import os
 import platform
+import sys
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, positive_int
 from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
 from engine.parallel import Executor
-from engine.paths import pretrained_dir
+from engine.paths import code_version, pretrained_dir
 
 if TYPE_CHECKING:
     from engine.drl.ppo import TrainResult, WarmStart
@@ -123,6 +125,8 @@ def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
             "window, knee GPU count) on curriculum episodes, then PPO fine-tuning with "
             "masked actions; the weights kept are those with the best validation score"
         ),
+        "command": " ".join([program_name(), *sys.argv[1:]]),
+        "code_version": code_version(),
         "hyperparameters": asdict(config),
         "training": {
             "workloads": "engine.env.curriculum.Curriculum (see hyperparameters.curriculum)",
