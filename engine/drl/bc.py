@@ -1,4 +1,8 @@
-"""Behaviour-cloning warm start: imitate the heuristic teacher before PPO fine-tunes.
+"""Behaviour-cloning warm start: imitate the heuristic teachers before PPO fine-tunes.
+
+Each episode's labels come from the teacher that scheduled that workload best
+(:func:`engine.drl.expert.best_sharpness`), so the student learns when to run jobs wide
+and when lean from what it can see.
 
 PPO from scratch needs far more simulated episodes than two shared CPU cores give in
 half an hour; starting from a policy that already schedules like a strong heuristic
@@ -15,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.drl.actor import NumpyActor
-from engine.drl.expert import expert_action
+from engine.drl.expert import best_sharpness, expert_action
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
 from engine.parallel import Executor
@@ -73,9 +77,10 @@ def _demonstration(
     curriculum, seed, gamma, actor = shared
     env = MoldableEnv(curriculum)
     obs, info = env.reset(seed=seed * 100_003 + episode)
+    sharpness = best_sharpness(env.sim.jobs, env.sim.cluster)
 
     def label_and_act(obs: np.ndarray, info: dict) -> tuple[int, int]:
-        label = expert_action(env.decision)
+        label = expert_action(env.decision, sharpness)
         if actor is None:
             return label, label
         return label, int(np.argmax(actor.probabilities(obs, info["action_mask"])))

@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.cluster import Cluster
 from engine.drl.actor import NumpyActor
-from engine.drl.expert import expert_action
+from engine.drl.expert import expert_action, teacher_returns
 from engine.env.moldable_env import MoldableEnv
 from engine.env.spec import N_ACTIONS, OBS_SIZE
 from engine.job import Job
@@ -104,15 +104,19 @@ def roll(shared: tuple[NumpyActor, int], lane: Lane) -> Rollout:
     return Rollout(obs, masks, actions, rewards, dones, tuple(episodes), lane)
 
 
-def greedy_return(actor: NumpyActor | None, workload: tuple[list[Job], Cluster]) -> float:
-    """The return of one episode on ``workload``, acting greedily (``None``: the teacher)."""
+def greedy_return(actor: NumpyActor | None, workload: tuple[list[Job], Cluster],
+                  sharpness: float | None = None) -> float:
+    """The return of one episode on ``workload``, acting greedily; ``None``: the teacher
+    of that ``sharpness``, or without one the best teacher for the workload (hindsight)."""
     jobs, cluster = workload
+    if actor is None and sharpness is None:
+        return max(teacher_returns(jobs, cluster).values())
     env = MoldableEnv(jobs=jobs, cluster=cluster)
     env.reset()
     total, done = 0.0, False
     while not done:
         point = env.decision
-        action = expert_action(point) if actor is None else int(
+        action = expert_action(point, sharpness) if actor is None else int(
             np.argmax(actor.probabilities(point.obs, point.mask)))
         _, reward, done, _, _ = env.step(action)
         total += reward
