@@ -42,6 +42,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help=f"steps per environment per iteration (default {defaults.steps})")
     parser.add_argument("--seed", type=int, default=defaults.seed, help="training seed")
     parser.add_argument("--lr", type=float, default=defaults.learning_rate, help="PPO step size")
+    parser.add_argument("--ent-coef", type=float, default=defaults.ent_coef,
+                        help=f"entropy bonus (default {defaults.ent_coef:g})")
     parser.add_argument("--bc-episodes", type=int, default=defaults.bc_episodes,
                         help="teacher episodes for the warm start (0: PPO from scratch)")
     parser.add_argument("--bc-epochs", type=positive_int, default=defaults.bc_epochs,
@@ -80,6 +82,7 @@ def _run(args: argparse.Namespace, executor: Executor) -> int:
         steps=args.steps,
         seed=args.seed,
         learning_rate=args.lr,
+        ent_coef=args.ent_coef,
         bc_episodes=args.bc_episodes,
         bc_epochs=args.bc_epochs,
         val_episodes=args.val_episodes,
