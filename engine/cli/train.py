@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, positive_int
+from engine.drl.expert import SHARPNESS
 from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
@@ -124,9 +125,11 @@ def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
     """What the card says about how the weights were made."""
     return {
         "method": (
-            "behaviour cloning of the heuristic teacher (engine.drl.expert: SJF over the "
-            "window, knee GPU count) on curriculum episodes, then PPO fine-tuning with "
-            "masked actions; the weights kept are those with the best validation score"
+            "behaviour cloning (plus DAgger) of heuristic teachers (engine.drl.expert: SJF "
+            "over the window, GPU count maximising GPUs x efficiency^s, s in "
+            f"{', '.join(f'{x:g}' for x in SHARPNESS)}; each curriculum episode labelled by "
+            "the s that scheduled it best), then PPO fine-tuning with masked actions; the "
+            "weights kept are those with the best validation score"
         ),
         "command": " ".join([program_name(), *sys.argv[1:]]),
         "code_version": code_version(),
