@@ -10,7 +10,6 @@ import streamlit as st
 from engine.drl.ppo_config import PPOConfig
 from engine.env.curriculum import CURRICULA
 from engine.parallel import describe_backend
-from engine.speedup import MEASURED_MODELS
 from lab import figures, line, runs, state, ui
 from lab.plain import plain
 from lab.training import TrainingRun, ending, verdict, weights_bytes
@@ -107,7 +106,9 @@ with st.form("train_form"):
     a.multiselect("cluster sizes (GPUs)", CLUSTER_SIZES, default=[16, 32, 64], key="tr_sizes")
     b.slider("offered load", 0.2, 3.0, (0.5, 1.0), 0.05, key="tr_loads")
     a.slider("jobs per workload", 20, 400, (40, 80), 10, key="tr_jobs")
-    b.multiselect("models", MEASURED_MODELS, default=list(MEASURED_MODELS), key="tr_models")
+    b.multiselect("models", CURRICULA["broad"].models, default=list(CURRICULA["broad"].models),
+                  key="tr_models", help="the six measured DL jobs, and Amdahl's law (what "
+                  "jobs imported from SWF and Philly traces follow)")
     st.form_submit_button("Start training", type="primary", disabled=busy, on_click=start)
 
 if st.session_state.get("train_refused"):

@@ -90,7 +90,7 @@ class CellResult:
         best, half = self.margins["best"]
         floor, _ = self.margins[FLOOR]
         within = best >= -TOLERANCE or (math.isfinite(half) and best + half >= -TOLERANCE)
-        return within and floor >= 0.0
+        return bool(within and floor >= 0.0)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -121,7 +121,7 @@ class Matrix:
         return {
             "cells": [c.as_dict() for c in self.cells],
             "mean_margin_vs_threshold_optimal": self.mean_margin_vs_reference,
-            "cells_holding": sum(c.holds for c in self.cells),
+            "cells_holding": int(sum(c.holds for c in self.cells)),
             "cells_behind_best_baseline": [c.cell.name for c in self.cells if not c.holds],
             "skipped": list(self.skipped),
             "skipped_policies": dict(self.skipped_policies),

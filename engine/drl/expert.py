@@ -4,7 +4,7 @@ Shortest job first over the window (which is already sorted by run-time estimate
 job on the level maximising ``GPUs x efficiency ** sharpness`` on the placement it would
 get now. Sharpness 2 is ``speedup x efficiency``, the knee of Eager et al. (1989), where
 adding GPUs stops paying for itself; 1 is the most speedup (wide jobs: best on a quiet
-cluster); 3 leans to fewer GPUs (best on a small or overloaded one). No one setting is
+cluster); 3 and 4 lean to fewer GPUs (best on a small or overloaded one). No one setting is
 best everywhere (``docs/results.md``), so the teacher of a training workload is the
 setting of :data:`SHARPNESS` that scheduled it best, chosen in hindsight: the student
 sees only the state, so it has to learn from the state which one a situation calls for.
@@ -23,7 +23,7 @@ from engine.env.spec import LEVELS, WAIT
 from engine.job import Job
 from engine.protocol import Allocation, Policy, SchedulerView
 
-SHARPNESS: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0)
+SHARPNESS: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0, 4.0)
 """The teachers: exponents of efficiency in their GPU-count score."""
 KNEE = 2.0
 

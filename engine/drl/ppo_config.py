@@ -54,6 +54,11 @@ defaults the code now has built in, so resuming such a checkpoint ignores them."
 def config_from_dict(data: Mapping[str, Any]) -> PPOConfig:
     """Rebuild the config a checkpoint stored with ``asdict``."""
     fields = {k: v for k, v in data.items() if k not in RETIRED}
-    curriculum = Curriculum(**{k: tuple(v) if isinstance(v, list) else v
-                               for k, v in fields.pop("curriculum").items() if k not in RETIRED})
+    curriculum = Curriculum(**{k: _tuples(v) for k, v in fields.pop("curriculum").items()
+                               if k not in RETIRED})
     return PPOConfig(**fields, curriculum=curriculum)
+
+
+def _tuples(value: Any) -> Any:
+    """JSON's lists back to the tuples the frozen config holds, nested ones too."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

@@ -33,11 +33,16 @@ class Curriculum:
     gpus_per_node: tuple[int, ...] = (4, 8)
     loads: tuple[float, float] = (0.3, 3.0)
     """Offered load, drawn log-uniformly: as many quiet as overloaded episodes."""
-    jobs: tuple[int, int] = (80, 160)
+    jobs: tuple[int, int] = (80, 320)
+    runtimes: tuple[tuple[float, float], ...] = ((600.0, 8 * 3600.0), (60.0, 3 * 86400.0))
+    """One-GPU run-time bounds, one pair drawn per episode: the generator's default hours,
+    or a minute to three days (a real trace's heavy tail)."""
     size_distributions: tuple[str, ...] = ("log-uniform", "philly")
     request_rules: tuple[str, ...] = ("pollux", "power-of-two", "one", "any")
     arrivals: tuple[str, ...] = ("poisson", "bursty")
-    models: tuple[str, ...] = MEASURED_MODELS
+    models: tuple[str, ...] = (*MEASURED_MODELS, "amdahl")
+    """Speedup models in the mix: the measured DL jobs, and Amdahl's law, which is what
+    jobs imported from a trace of rigid runs (SWF, Philly) follow."""
     mix_concentration: float = 1.0
     """Dirichlet concentration of the model mix (small = a few models dominate)."""
 
@@ -46,6 +51,7 @@ class Curriculum:
         total = int(rng.choice(self.cluster_gpus))
         per_node = int(rng.choice([g for g in self.gpus_per_node if g <= total]))
         weights = rng.dirichlet(np.full(len(self.models), self.mix_concentration))
+        low, high = self.runtimes[int(rng.integers(len(self.runtimes)))]
         config = GeneratorConfig(
             jobs=int(rng.integers(self.jobs[0], self.jobs[1] + 1)),
             load=float(math.exp(rng.uniform(*map(math.log, self.loads)))),
@@ -54,6 +60,8 @@ class Curriculum:
             model_mix=dict(zip(self.models, map(float, weights), strict=True)),
             request_rule=str(rng.choice(self.request_rules)),
             arrivals=str(rng.choice(self.arrivals)),
+            min_runtime=float(low),
+            max_runtime=float(high),
         )
         return config, Cluster(nodes=total // per_node, gpus_per_node=per_node)
 
@@ -65,8 +73,9 @@ class Curriculum:
 
 CURRICULA: dict[str, Curriculum] = {
     "broad": Curriculum(),
-    "moderate": Curriculum(loads=(0.5, 1.0), request_rules=("pollux", "power-of-two", "one"),
-                           arrivals=("poisson",)),
+    "moderate": Curriculum(loads=(0.5, 1.0), jobs=(80, 160), runtimes=((600.0, 8 * 3600.0),),
+                           request_rules=("pollux", "power-of-two", "one"),
+                           arrivals=("poisson",), models=MEASURED_MODELS),
     "small clusters": Curriculum(cluster_gpus=(8, 16, 32)),
     "one node": Curriculum(cluster_gpus=(8,), gpus_per_node=(8,)),
 }
