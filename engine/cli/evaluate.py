@@ -5,8 +5,9 @@ The cells (cluster shape x workload source x load) come from one committed file,
 :mod:`engine.evaluation`. Prints one line per cell: ``drl``'s mean average JCT, the
 best non-oracle baseline there and ``drl``'s margin over it, over ``fifo-request`` and
 over ``threshold-optimal``, each +- the 95% CI of its per-workload values; then the
-mean margin over ``threshold-optimal`` and the cells where ``drl`` is more than 3%
-behind the best baseline (beyond noise) or behind ``fifo-request``.
+mean margin over ``threshold-optimal``, the cells where ``drl`` is more than 3% behind
+the best baseline or behind ``fifo-request``, and those where it is behind the best
+baseline beyond its CI.
 """
 
 from __future__ import annotations
@@ -103,8 +104,10 @@ def format_matrix(matrix: Matrix) -> str:
     lines.append(f"mean margin vs {REFERENCE} over {len(matrix.cells)} cells: "
                  f"{matrix.mean_margin_vs_reference:+.1%} (target +20%)")
     lines.append(f"cells where drl is more than {TOLERANCE:.0%} behind the best baseline "
-                 f"(beyond its CI) or behind {FLOOR}: {len(behind)}"
-                 + (": " + "; ".join(behind) if behind else ""))
+                 f"or behind {FLOOR}: {len(behind)}" + (": " + "; ".join(behind) if behind else ""))
+    clearly = [r.cell.name for r in matrix.cells if r.clearly_behind]
+    lines.append(f"cells where drl is behind the best baseline beyond its 95% CI: {len(clearly)}"
+                 + (": " + "; ".join(clearly) if clearly else ""))
     lines += [f"skipped {note}" for note in matrix.skipped]
     lines += [f"policy {name} did not run: {why}" for name, why in
               matrix.skipped_policies.items()]
