@@ -49,6 +49,11 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="teacher episodes for the warm start (0: PPO from scratch)")
     parser.add_argument("--bc-epochs", type=positive_int, default=defaults.bc_epochs,
                         help="behaviour-cloning epochs")
+    parser.add_argument("--dagger-rounds", type=int, default=defaults.dagger_rounds,
+                        help="DAgger rounds after plain cloning (the student acts, the "
+                             f"teachers label; default {defaults.dagger_rounds})")
+    parser.add_argument("--dagger-episodes", type=positive_int, default=defaults.dagger_episodes,
+                        help=f"episodes per DAgger round (default {defaults.dagger_episodes})")
     parser.add_argument("--val-episodes", type=positive_int, default=defaults.val_episodes,
                         help="validation workloads for keeping the best weights")
     parser.add_argument("--threads", type=positive_int, default=defaults.threads,
@@ -86,6 +91,8 @@ def _run(args: argparse.Namespace, executor: Executor) -> int:
         ent_coef=args.ent_coef,
         bc_episodes=args.bc_episodes,
         bc_epochs=args.bc_epochs,
+        dagger_rounds=args.dagger_rounds,
+        dagger_episodes=args.dagger_episodes,
         val_episodes=args.val_episodes,
         threads=args.threads,
     )
