@@ -553,15 +553,17 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     """A policy's explanation of one decision, short enough for a table cell.
 
     ``drl`` gives ``probabilities`` as ``(job, gpus, p)`` triples (its top actions) and
-    the probability of waiting; those read as ``job×gpus p%``. A ``rule`` is given in its
-    own words; other values are shown as ``key=value``.
+    the probability of waiting; those read as ``job×gpus p%`` (those that round to 0%
+    left out). A ``rule`` is given in its own words; other values are shown as
+    ``key=value``.
     """
     if not info:
         return ""
     parts = []
     for key, value in info.items():
         if key == "probabilities" and isinstance(value, list | tuple):
-            parts.append(", ".join(f"{job}×{gpus} {p:.0%}" for job, gpus, p in value))
+            parts.append(", ".join(f"{job}×{gpus} {p:.0%}" for job, gpus, p in value
+                                   if p >= 0.005))  # "0%" choices only lengthen the cell
         elif key == "rule":
             parts.append(str(value))
         elif isinstance(value, float):
@@ -623,21 +625,23 @@ def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFram
 
 
 def readable_summary(summary: pd.DataFrame, unit: TimeUnit | None = None) -> pd.DataFrame:
-    """The comparison summary for a room: display names, units in the headers, rounded.
+    """The comparison summary for a room: display names, units in the headers, each mean
+    with its 95% confidence interval as ``mean ± half-width``.
 
     ``summary`` is ``engine.compare.summarize_comparison``'s table (seconds, fractions);
-    times are in ``unit`` (default: the one the largest mean JCT reads best in), rounded to
-    2 decimals; each mean's 95% confidence interval is given as its half-width, and named so.
+    times are in ``unit`` (default: the one the largest mean JCT reads best in). Few
+    columns, so the table fits a phone: the makespan and the raw numbers are in the
+    downloads.
     """
     unit = unit or unit_for(float(summary["avg_jct_mean"].max()) if len(summary) else 0.0)
-    out = pd.DataFrame({"policy": summary["policy"].map(display_name),
-                        "runs": summary["runs"]})
-    for metric, label in (("avg_jct", "average JCT"), ("p95_jct", "p95 JCT"),
-                          ("makespan", "makespan")):
-        out[f"{label} ({unit.symbol})"] = unit.of(summary[f"{metric}_mean"]).round(2)
-        out[f"{label} 95% CI half-width ({unit.symbol})"] = unit.of(
-            summary[f"{metric}_ci95"]).round(2)
-    out["utilization (%)"] = (summary["utilization_mean"] * 100).round(1)
+    out = pd.DataFrame({"policy": summary["policy"].map(display_name)})
+    for metric, name in (("avg_jct", "average JCT"), ("p95_jct", "p95 JCT")):
+        out[f"{name} ({unit.symbol})"] = [
+            f"{mean:,.2f}" + (f" ± {half:,.2f}" if math.isfinite(half) else "")
+            for mean, half in zip(unit.of(summary[f"{metric}_mean"]),
+                                  unit.of(summary[f"{metric}_ci95"]), strict=True)]
+    out["utilization"] = [f"{u:.0%}" for u in summary["utilization_mean"]]
+    out["runs"] = summary["runs"].to_numpy()
     return out
 
 
