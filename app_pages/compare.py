@@ -70,7 +70,7 @@ with policies_tab:
                      key="cmp_jct")
             st.caption("Mean average JCT over the seeds with 95% confidence intervals; the "
                        "dashed line is the mean no-contention lower bound.")
-            left, right = st.columns(2)
+            left, right = ui.side_by_side(stacked=len(pooled_jobs) > figures.MAX_LINES)
             with left:
                 ui.chart(figures.jct_cdf_figure(pooled_jobs, unit), key="cmp_cdf")
             with right:
