@@ -462,14 +462,23 @@ def model_mix_figure(frame: pd.DataFrame) -> go.Figure:
 
 def speedup_figure(table: pd.DataFrame, metric: str = "speedup",
                    title: str | None = None) -> go.Figure:
-    """Speedup (or efficiency) against GPUs, one curve per model, with ideal scaling."""
+    """Speedup (or efficiency) against GPUs, one curve per model, with ideal scaling.
+
+    A curve named ``"model, batch N"`` takes its model's colour, and a dash per batch; the
+    chart grows by its legend's rows, so a workload's many batches never squeeze the plot.
+    """
     fig = go.Figure()
-    colours = colour_map(sorted(table["model"].unique()))
-    for model, colour in colours.items():
+    curves = sorted(table["model"].unique())
+    colours = colour_map(name.split(",")[0] for name in curves)
+    seen: dict[str, int] = {}
+    for model in curves:
+        base = model.split(",")[0]
+        nth = seen[base] = seen.get(base, -1) + 1
         part = table[table["model"] == model].sort_values("gpus")
         fig.add_trace(go.Scatter(
             x=part["gpus"], y=part[metric], name=model, mode="lines+markers",
-            line={"color": colour}, marker={"size": 5},
+            line={"color": colours[base], "dash": _DASHES[nth % len(_DASHES)]},
+            marker={"size": 5},
             customdata=part["nodes"],
             hovertemplate=f"{model}: %{{y:.2f}} on %{{x}} GPUs (%{{customdata}} nodes)"
             "<extra></extra>",
@@ -487,7 +496,8 @@ def speedup_figure(table: pd.DataFrame, metric: str = "speedup",
                          ticktext=[str(g) for g in doublings])
     else:
         fig.update_yaxes(title=metric)
-    return _styled(fig, title or f"{metric.capitalize()} curves", height=360)
+    return _styled(fig, title or f"{metric.capitalize()} curves",
+                   height=with_legend(360, len(fig.data)))
 
 
 # -- comparing policies ----------------------------------------------------------------

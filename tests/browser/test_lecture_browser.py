@@ -111,6 +111,12 @@ def test_nothing_is_cut_off(server: str, browser: Any, viewport: dict[str, int])
         page.get_by_text("yolov3").first.wait_for(timeout=WAIT_MS)
         assert page.evaluate(CUT_OFF) == []
         shoot(page, f"train-{name}")
+        for path, charts in (("workload", 4), ("about", 3)):  # no legend scrolls anywhere
+            open_page(page, f"{server}/{path}?jobs=40")
+            page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot')"
+                                   f".length >= {charts}", timeout=WAIT_MS)
+            assert page.evaluate(CUT_OFF) == []
+            assert page.evaluate(harness.LEGENDS_WHOLE) == []
     finally:
         page.context.close()
 

@@ -186,3 +186,21 @@ def test_busy_fraction_weighs_each_step_by_its_duration() -> None:
 
     timeline = pd.DataFrame({"time": [0.0, 10.0, 40.0], "busy_gpus": [4, 2, 0]})
     assert busy_fraction(timeline, 4) == (4 * 10 + 2 * 30) / 40 / 4
+
+
+def test_a_workloads_many_batches_keep_their_model_colour_and_a_plot_to_read() -> None:
+    """Ten curves' legend squeezed Workload's speedup chart to 64 px, in repeated colours."""
+    from lab import figures
+
+    cluster = Cluster(4, 4)
+    frame = generate(GeneratorConfig(jobs=200, seed=1), cluster).frame  # Pollux's batches
+    fig = figures.speedup_figure(figures.workload_speedup_table(frame, cluster))
+    curves = [t for t in fig.data if t.name != "ideal"]
+    by_model: dict[str, list] = {}
+    for curve in curves:
+        by_model.setdefault(curve.name.split(",")[0], []).append(curve)
+    assert len(curves) > len(by_model)  # some model runs at two batches
+    for model, same in by_model.items():
+        assert {c.line.color for c in same} == {figures.MODEL_COLOURS[model]}
+        assert len({c.line.dash for c in same}) == len(same)
+    assert fig.layout.height == figures.with_legend(360, len(fig.data))
