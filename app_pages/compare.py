@@ -19,6 +19,9 @@ from engine.units import TimeUnit, unit_for
 from lab import figures, line, runs, state, ui
 from lab.plain import plain
 
+CI_NOTE = ("Each mean over the seeds is given ± the half-width of its 95% confidence "
+           "interval; every number, makespans included, is in the downloads.")
+
 st.title("Compare policies")
 first = state.seed()
 if state.origin() == "generated":
@@ -42,7 +45,7 @@ with policies_tab:
     st.session_state["cmp_policies"] = [n for n in runs.chosen() if n in names]
     pick, every, run = st.columns([5, 1, 1], vertical_alignment="bottom")
     chosen = pick.multiselect("policies", names, format_func=display_name, key="cmp_policies",
-                              on_change=chosen_changed)
+                              on_change=chosen_changed, wrap=True)
     every.button("All policies", key="cmp_all", on_click=runs.choose_all)
     if run.button("Run comparison", type="primary", key="cmp_run", disabled=not chosen):
         with ui.inline_errors(), ui.queued(line.compare_line(), "Simulating…") as progress:
@@ -67,7 +70,7 @@ with policies_tab:
                      key="cmp_jct")
             st.caption("Mean average JCT over the seeds with 95% confidence intervals; the "
                        "dashed line is the mean no-contention lower bound.")
-            left, right = st.columns(2)
+            left, right = ui.side_by_side(stacked=len(pooled_jobs) > figures.MAX_LINES)
             with left:
                 ui.chart(figures.jct_cdf_figure(pooled_jobs, unit), key="cmp_cdf")
             with right:
@@ -88,7 +91,8 @@ with policies_tab:
                            f"{unit.format(held_out_jct.mean())} rather than "
                            f"{unit.format(oracle)} with hindsight on each seed.")
             st.subheader("Results")
-            st.dataframe(figures.readable_summary(summary, unit), hide_index=True)
+            ui.table(figures.readable_summary(summary, unit))
+            st.caption(CI_NOTE)
             with st.expander("every run"):
                 st.dataframe(table, hide_index=True)
             ui.downloads("comparison", table, {"summary": summary})
@@ -132,7 +136,7 @@ with modes_tab:
                    f"confidence intervals. {mode_reading(best, unit)}")
         readable = figures.readable_summary(best, unit)
         readable.insert(0, "mode", best["mode"])
-        readable.insert(2, "candidates", best["candidates"])
         readable["restarts per workload"] = best["restarts_mean"].round(1)
-        st.dataframe(readable, hide_index=True)
+        ui.table(readable)
+        st.caption(CI_NOTE)
         ui.downloads("job_modes", mode_table, {"best": best})

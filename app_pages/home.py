@@ -7,9 +7,10 @@ import math
 import streamlit as st
 
 from engine.units import TimeUnit, unit_for
-from lab import figures, line, scenarios, state, ui
+from lab import app, figures, line, scenarios, state, tour, ui
 
 st.title("Moldable Lab")
+tour.show(app.pages_dir())
 st.markdown(
     "A **moldable** deep-learning job can train on any number of GPUs within a range, "
     "but the number is fixed when it starts. Schedulers such as Slurm, Kubernetes and "

@@ -18,7 +18,7 @@ st.title("Live simulation")
 names = live.policy_names()
 if state.get("policy") not in names:
     state.put("policy", "drl")
-top = st.columns([3, 2, 2, 1, 1, 1])
+top = st.columns([3, 2, 2, 1.5, 1.2, 1])  # room for the keys shown on Play and Step
 policy = top[0].selectbox("policy", names, format_func=display_name, **state.bind("policy"))
 colour_by = top[1].radio("colour by", ("model", "job"), horizontal=True, key="live_colour")
 speed = top[2].select_slider("speed (simulated time per second)", list(live.SPEEDS),
@@ -34,13 +34,15 @@ with ui.inline_errors():
         top[3].button("Finished", disabled=True, key="live_finished")
     elif run.playing:  # its own key: a click on Play can never reach Pause, nor the reverse
         top[3].button("Pause", on_click=live.pause, args=(run.version,), type="primary",
-                      key="live_pause")
+                      key="live_pause", shortcut=live.KEYS["play"])
     else:
         top[3].button("Play", on_click=live.play, args=(run.version,), type="primary",
-                      key="live_play")
-    if top[4].button("Step", disabled=run.finished or run.playing, key="live_step"):
+                      key="live_play", shortcut=live.KEYS["play"])
+    if top[4].button("Step", disabled=run.finished or run.playing, key="live_step",
+                     shortcut=live.KEYS["step"]):
         run.step()
     top[5].button("Reset", on_click=live.restart, key="live_reset")
+    st.caption(live.KEYS_TEXT)
     if run.finished:
         st.success(live.finished_text(run))
     playing = run.playing
@@ -85,8 +87,7 @@ with ui.inline_errors():
                        "*why* lists its most likely choices (job×GPUs) and its chance of "
                        "waiting.")
         before = run.before if run.elastic else None
-        st.dataframe(figures.decision_log(sim.decisions, before=before), hide_index=True,
-                     height=360, column_config=ui.DECISION_COLUMNS, width="stretch")
+        ui.table(figures.decision_log(sim.decisions, before=before), height=360)
 
     frame()
     log()

@@ -103,12 +103,13 @@ with st.form("train_form"):
     d.number_input("training seed", 0, 10_000, 0, key="tr_seed")
     st.subheader("Training workloads")
     a, b = st.columns(2)
-    a.multiselect("cluster sizes (GPUs)", CLUSTER_SIZES, default=[16, 32, 64], key="tr_sizes")
+    a.multiselect("cluster sizes (GPUs)", CLUSTER_SIZES, default=[16, 32, 64], key="tr_sizes",
+                  wrap=True)
     b.slider("offered load", 0.2, 3.0, (0.5, 1.0), 0.05, key="tr_loads")
     a.slider("jobs per workload", 20, 400, (40, 80), 10, key="tr_jobs")
     b.multiselect("models", CURRICULA["broad"].models, default=list(CURRICULA["broad"].models),
-                  key="tr_models", help="the six measured DL jobs, and Amdahl's law (what "
-                  "jobs imported from SWF and Philly traces follow)")
+                  key="tr_models", wrap=True, help="the six measured DL jobs, and Amdahl's law "
+                  "(what jobs imported from SWF and Philly traces follow)")
     st.form_submit_button("Start training", type="primary", disabled=busy, on_click=start)
 
 if st.session_state.get("train_refused"):

@@ -69,7 +69,9 @@ with generate_tab:
     left, right = st.columns(2)
     left.slider("number of jobs", 10, 2000, step=10, **state.bind("jobs", state.use_generator))
     left.slider("offered load", 0.1, 2.0, step=0.05, **state.bind("load", state.use_generator),
-                help="Fraction of the cluster the users' own requests would keep busy.")
+                help="Fraction of the cluster the users' own requests would keep busy. "
+                "Arrivals are random, so the generated jobs' measured load (the card "
+                "below) is near this target, not exactly it: 1.00 may read 1.03.")
     right.selectbox("job size distribution", state.SIZES,
                     **state.bind("sizes", state.use_generator))
     right.selectbox("request rule", state.RULES, **state.bind("rule", state.use_generator),
@@ -156,7 +158,7 @@ if unfit is not None:
 st.dataframe(frame, hide_index=True, height=260)
 st.download_button("Download the workload as CSV", to_csv_bytes(workload),
                    f"{workload.name}.csv", "text/csv", on_click="ignore")
-left, right = st.columns(2)
+left, right = ui.side_by_side()
 with left:
     ui.chart(figures.arrivals_figure(frame, unit), key="wl_arrivals")
     ui.chart(figures.model_mix_figure(frame), key="wl_mix")

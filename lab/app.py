@@ -32,8 +32,9 @@ def main() -> None:
         st.Page(folder / "about.py", title="About", icon=":material/info:"),
     ]
     refused = state.boot()
-    page = st.navigation(pages)
+    page = st.navigation(pages, position="top" if state.presenting() else "sidebar")
     ui.readable_text()
+    ui.presentation_switch()
     ui.sidebar(refused)
     st.sidebar.caption(f"Heavy runs (Compare, Home's demo) go to {runs.where_heavy_runs_go()}.")
     state.mirror_to_url()

@@ -53,6 +53,22 @@ def dash(name: str) -> str:
     """A policy's line dash, so lines are told apart without colour (``drl``: solid)."""
     return "solid" if name == "drl" else _DASHES[1 + _nth(name) % (len(_DASHES) - 1)]
 
+
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star",
+            "triangle-down", "pentagon", "hexagon", "star-diamond", "hourglass")
+
+
+def marker(name: str) -> dict[str, Any]:
+    """A policy's marker: its own symbol, drawn a dozen times along its line (and in the
+    legend), so lines are told apart without colour where dashes look alike."""
+    return {"symbol": _SYMBOLS[_nth(name) % len(_SYMBOLS)], "size": 9, "maxdisplayed": 12}
+
+
+MAX_LINES = 4
+"""Policies one chart may overlay as lines. More are drawn as small multiples, a panel
+per policy in the order given (best first): twelve lines, even dashed and marked, cannot
+be told apart from the back row, and their legend would crowd out the plot."""
+
 MODEL_COLOURS: dict[str, str] = {
     "bert": "#2E6FDB", "cifar10": "#E8743B", "deepspeech2": "#19A979", "imagenet": "#ED4A7B",
     "ncf": "#945ECF", "yolov3": "#13A4B4", "amdahl": "#6C8893", "downey": "#D4A017",
@@ -304,32 +320,76 @@ def gantt_figure(
 
 
 def timeline_figure(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> go.Figure:
-    """Utilization (top) and queue length (bottom) over time, one line per run (policy).
+    """Utilization (top) and queue length (bottom) over time, one line per run (policy);
+    more than :data:`MAX_LINES` runs are :func:`utilization_panels` instead.
 
     Built without validation, like :func:`gantt_figure`, because the live page redraws it.
     """
+    if len(timelines) > MAX_LINES:
+        return utilization_panels(timelines, total_gpus)
     colours = colour_map(timelines)
     unit = unit_for(max((float(tl["time"].max()) for tl in timelines.values() if len(tl)),
                         default=0.0))
     scale = unit.seconds
+    several = len(timelines) > 1
     data = []
     for name, tl in timelines.items():
         line = {"shape": "hv", "color": colours[name], "width": 2.5, "dash": dash(name)}
         time = (tl["time"] / scale).to_numpy().tolist()
-        common = {"type": "scatter", "mode": "lines", "x": time, "name": label(name),
-                  "legendgroup": name, "line": line}
+        common = {"type": "scatter", "mode": "lines+markers" if several else "lines",
+                  "x": time, "name": label(name), "legendgroup": name, "line": line,
+                  "marker": {**marker(name), "color": colours[name]}}
         data.append({**common, "y": (tl["busy_gpus"] / total_gpus).tolist(), "yaxis": "y"})
         data.append({**common, "y": tl["queue"].tolist(), "yaxis": "y2", "showlegend": False})
     layout = {
         **LAYOUT,
         "height": with_legend(420, len(timelines), per_row=4),
-        "showlegend": len(timelines) > 1,
+        "showlegend": several,
         "xaxis": {"title": {"text": f"time ({unit.symbol})"}, "anchor": "y2"},
         "yaxis": {"domain": [0.56, 1], "tickformat": ".0%", "range": [0, 1.05],
                   "title": {"text": "GPU utilization"}},
         "yaxis2": {"domain": [0, 0.44], "title": {"text": "jobs waiting"}, "rangemode": "tozero"},
     }
     return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def busy_fraction(timeline: pd.DataFrame, total_gpus: int) -> float:
+    """The time-weighted mean of a run's GPU utilization (its timeline is a step function)."""
+    time = timeline["time"].to_numpy(dtype=float)
+    if len(time) < 2 or time[-1] <= time[0]:
+        return math.nan
+    busy = timeline["busy_gpus"].to_numpy(dtype=float)[:-1]
+    return float((busy * np.diff(time)).sum() / (time[-1] - time[0]) / total_gpus)
+
+
+def _panels(titles: Sequence[str], cols: int = 2) -> go.Figure:
+    """An empty grid of small multiples, one titled panel each, sharing both axes."""
+    rows = math.ceil(len(titles) / cols)
+    return make_subplots(rows=rows, cols=cols, shared_xaxes=True, shared_yaxes=True,
+                         subplot_titles=list(titles), horizontal_spacing=0.06,
+                         vertical_spacing=min(0.5 / max(rows, 1), 0.08))
+
+
+def utilization_panels(timelines: Mapping[str, pd.DataFrame], total_gpus: int) -> go.Figure:
+    """GPU utilization over time as small multiples: a panel per policy, in the order given,
+    titled with its mean utilization and longest queue, so each reads on its own."""
+    colours = colour_map(timelines)
+    unit = unit_for(max((float(tl["time"].max()) for tl in timelines.values() if len(tl)),
+                        default=0.0))
+    titles = [f"{label(name)}: {busy_fraction(tl, total_gpus):.0%} busy, "
+              f"up to {int(tl['queue'].max()) if len(tl) else 0} waiting"
+              for name, tl in timelines.items()]
+    fig = _panels(titles)
+    for k, (name, tl) in enumerate(timelines.items()):
+        fig.add_trace(go.Scatter(
+            x=unit.of(tl["time"]), y=tl["busy_gpus"] / total_gpus, name=label(name),
+            mode="lines", line={"shape": "hv", "color": colours[name], "width": 1.5},
+            fill="tozeroy", hovertemplate="%{y:.0%}<extra>" + label(name) + "</extra>",
+        ), row=k // 2 + 1, col=k % 2 + 1)
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.05], tickvals=[0, 0.5, 1])
+    fig.update_xaxes(title=f"time ({unit.symbol})", row=math.ceil(len(titles) / 2))
+    return _styled(fig, "GPU utilization over time, a panel per policy",
+                   height=110 + 150 * math.ceil(len(titles) / 2), showlegend=False)
 
 
 # -- workloads --------------------------------------------------------------------------
@@ -402,14 +462,23 @@ def model_mix_figure(frame: pd.DataFrame) -> go.Figure:
 
 def speedup_figure(table: pd.DataFrame, metric: str = "speedup",
                    title: str | None = None) -> go.Figure:
-    """Speedup (or efficiency) against GPUs, one curve per model, with ideal scaling."""
+    """Speedup (or efficiency) against GPUs, one curve per model, with ideal scaling.
+
+    A curve named ``"model, batch N"`` takes its model's colour, and a dash per batch; the
+    chart grows by its legend's rows, so a workload's many batches never squeeze the plot.
+    """
     fig = go.Figure()
-    colours = colour_map(sorted(table["model"].unique()))
-    for model, colour in colours.items():
+    curves = sorted(table["model"].unique())
+    colours = colour_map(name.split(",")[0] for name in curves)
+    seen: dict[str, int] = {}
+    for model in curves:
+        base = model.split(",")[0]
+        nth = seen[base] = seen.get(base, -1) + 1
         part = table[table["model"] == model].sort_values("gpus")
         fig.add_trace(go.Scatter(
             x=part["gpus"], y=part[metric], name=model, mode="lines+markers",
-            line={"color": colour}, marker={"size": 5},
+            line={"color": colours[base], "dash": _DASHES[nth % len(_DASHES)]},
+            marker={"size": 5},
             customdata=part["nodes"],
             hovertemplate=f"{model}: %{{y:.2f}} on %{{x}} GPUs (%{{customdata}} nodes)"
             "<extra></extra>",
@@ -427,7 +496,8 @@ def speedup_figure(table: pd.DataFrame, metric: str = "speedup",
                          ticktext=[str(g) for g in doublings])
     else:
         fig.update_yaxes(title=metric)
-    return _styled(fig, title or f"{metric.capitalize()} curves", height=360)
+    return _styled(fig, title or f"{metric.capitalize()} curves",
+                   height=with_legend(360, len(fig.data)))
 
 
 # -- comparing policies ----------------------------------------------------------------
@@ -464,15 +534,37 @@ def jct_bar_figure(
 
 
 def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame], unit: TimeUnit = HOUR) -> go.Figure:
-    """Empirical CDF of job completion times per policy (log time axis, in ``unit``)."""
-    fig = go.Figure()
+    """Empirical CDF of job completion times per policy (log time axis, in ``unit``); more
+    than :data:`MAX_LINES` policies as small multiples, each panel against ``drl`` (or the
+    first policy) drawn in grey."""
     colours = colour_map(jobs)
+    curves = {}
     for name, table in jobs.items():
         jct = np.sort(table["jct"].dropna().to_numpy())
-        fig.add_trace(go.Scatter(x=unit.of(jct), y=np.arange(1, len(jct) + 1) / len(jct),
-                                 name=label(name),
+        curves[name] = (unit.of(jct), np.arange(1, len(jct) + 1) / max(len(jct), 1))
+    if len(jobs) > MAX_LINES:
+        reference = "drl" if "drl" in jobs else next(iter(jobs))
+        others = [n for n in jobs if n != reference]
+        fig = _panels([label(n) for n in others])
+        for k, name in enumerate(others):
+            where = {"row": k // 2 + 1, "col": k % 2 + 1}
+            for shown, colour, width in ((reference, "#9AA5B1", 2), (name, colours[name], 2.5)):
+                x, y = curves[shown]
+                fig.add_trace(go.Scatter(x=x, y=y, name=label(shown), showlegend=False,
+                                         line={"shape": "hv", "color": colour, "width": width}),
+                              **where)
+        fig.update_xaxes(type="log", dtick=1, minor={"showgrid": True})
+        fig.update_xaxes(title=f"JCT ({unit.symbol}, log)", row=math.ceil(len(others) / 2))
+        fig.update_yaxes(tickformat=".0%", tickvals=[0, 0.5, 1])
+        return _styled(fig, f"JCT distribution, each policy against {label(reference)} "
+                       "(grey)", height=110 + 170 * math.ceil(len(others) / 2),
+                       showlegend=False)
+    fig = go.Figure()
+    for name, (x, y) in curves.items():
+        fig.add_trace(go.Scatter(x=x, y=y, name=label(name), mode="lines+markers",
                                  line={"shape": "hv", "color": colours[name], "width": 2.5,
-                                       "dash": dash(name)}))
+                                       "dash": dash(name)},
+                                 marker={**marker(name), "color": colours[name]}))
     # one labelled tick per decade: plotly's default log ticks crowd a narrow chart
     fig.update_xaxes(title=f"JCT ({unit.symbol}, log)", type="log", dtick=1,
                      minor={"showgrid": True})
@@ -481,22 +573,25 @@ def jct_cdf_figure(jobs: Mapping[str, pd.DataFrame], unit: TimeUnit = HOUR) -> g
 
 
 def gpus_per_model_figure(jobs: Mapping[str, pd.DataFrame]) -> go.Figure:
-    """Mean GPUs each policy gave each model: how much it molds jobs to their scaling."""
-    rows = [
-        {"policy": name, "model": model, "gpus": gpus}
-        for name, table in jobs.items()
-        for model, gpus in table.groupby("model")["gpus"].mean().items()
-    ]
-    data = pd.DataFrame(rows, columns=["policy", "model", "gpus"])
-    fig = go.Figure()
-    colours = colour_map(jobs)
-    for name in jobs:
-        part = data[data["policy"] == name]
-        fig.add_trace(go.Bar(x=part["model"], y=part["gpus"], name=label(name),
-                             marker_color=colours[name]))
-    fig.update_yaxes(title="mean GPUs given")
-    return _styled(fig, "GPUs given per model", barmode="group",
-                   height=with_legend(380, len(jobs)))
+    """Mean GPUs each policy gave each model: how much it molds jobs to their scaling.
+
+    A table of numbers shaded by size, a row per policy named on the axis: told apart
+    by name rather than colour, twelve policies read as well as two and need no legend.
+    """
+    means = pd.DataFrame({name: table.groupby("model")["gpus"].mean()
+                          for name, table in jobs.items()}).T
+    shown = means.to_numpy(dtype=float)
+    fig = go.Figure(go.Heatmap(
+        z=shown, x=list(means.columns), y=[label(n) for n in means.index],
+        text=[[f"{v:.1f}" if math.isfinite(v) else "" for v in row] for row in shown],
+        texttemplate="%{text}", textfont={"size": 16},
+        colorscale=[[0, "#F2F5FA"], [1, "#7FA3E6"]], showscale=False,
+        hovertemplate="%{y} gave %{x} %{z:.1f} GPUs on average<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(side="top")
+    return _styled(fig, "Mean GPUs given per model", height=110 + 34 * len(means),
+                   showlegend=False)
 
 
 def sweep_figure(sweep: pd.DataFrame, unit: TimeUnit = HOUR) -> go.Figure:
@@ -553,15 +648,17 @@ def format_info(info: Mapping[str, Any] | None) -> str:
     """A policy's explanation of one decision, short enough for a table cell.
 
     ``drl`` gives ``probabilities`` as ``(job, gpus, p)`` triples (its top actions) and
-    the probability of waiting; those read as ``job×gpus p%``. A ``rule`` is given in its
-    own words; other values are shown as ``key=value``.
+    the probability of waiting; those read as ``job×gpus p%`` (those that round to 0%
+    left out). A ``rule`` is given in its own words; other values are shown as
+    ``key=value``.
     """
     if not info:
         return ""
     parts = []
     for key, value in info.items():
         if key == "probabilities" and isinstance(value, list | tuple):
-            parts.append(", ".join(f"{job}×{gpus} {p:.0%}" for job, gpus, p in value))
+            parts.append(", ".join(f"{job}×{gpus} {p:.0%}" for job, gpus, p in value
+                                   if p >= 0.005))  # "0%" choices only lengthen the cell
         elif key == "rule":
             parts.append(str(value))
         elif isinstance(value, float):
@@ -623,21 +720,23 @@ def workload_speedup_table(frame: pd.DataFrame, cluster: Cluster) -> pd.DataFram
 
 
 def readable_summary(summary: pd.DataFrame, unit: TimeUnit | None = None) -> pd.DataFrame:
-    """The comparison summary for a room: display names, units in the headers, rounded.
+    """The comparison summary for a room: display names, units in the headers, each mean
+    with its 95% confidence interval as ``mean ± half-width``.
 
     ``summary`` is ``engine.compare.summarize_comparison``'s table (seconds, fractions);
-    times are in ``unit`` (default: the one the largest mean JCT reads best in), rounded to
-    2 decimals; each mean's 95% confidence interval is given as its half-width, and named so.
+    times are in ``unit`` (default: the one the largest mean JCT reads best in). Few
+    columns, so the table fits a phone: the makespan and the raw numbers are in the
+    downloads.
     """
     unit = unit or unit_for(float(summary["avg_jct_mean"].max()) if len(summary) else 0.0)
-    out = pd.DataFrame({"policy": summary["policy"].map(display_name),
-                        "runs": summary["runs"]})
-    for metric, label in (("avg_jct", "average JCT"), ("p95_jct", "p95 JCT"),
-                          ("makespan", "makespan")):
-        out[f"{label} ({unit.symbol})"] = unit.of(summary[f"{metric}_mean"]).round(2)
-        out[f"{label} 95% CI half-width ({unit.symbol})"] = unit.of(
-            summary[f"{metric}_ci95"]).round(2)
-    out["utilization (%)"] = (summary["utilization_mean"] * 100).round(1)
+    out = pd.DataFrame({"policy": summary["policy"].map(display_name)})
+    for metric, name in (("avg_jct", "average JCT"), ("p95_jct", "p95 JCT")):
+        out[f"{name} ({unit.symbol})"] = [
+            f"{mean:,.2f}" + (f" ± {half:,.2f}" if math.isfinite(half) else "")
+            for mean, half in zip(unit.of(summary[f"{metric}_mean"]),
+                                  unit.of(summary[f"{metric}_ci95"]), strict=True)]
+    out["utilization"] = [f"{u:.0%}" for u in summary["utilization_mean"]]
+    out["runs"] = summary["runs"].to_numpy()
     return out
 
 

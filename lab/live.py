@@ -57,6 +57,11 @@ MAX_GAP_S = 1.5
 """The most wall time one frame may catch up on, so a stalled server does not jump hours
 (more than :data:`SLOWEST_FRAME_S`, so a slowly paced run keeps its speed)."""
 SPEEDS = state.SPEEDS
+KEYS = {"play": "Space", "step": "Right"}
+"""Keyboard shortcuts of the Live controls: a lecturer at a projector (or holding a
+presenter remote, whose buttons send keys) plays, pauses and steps without the mouse."""
+KEYS_TEXT = ("Keys: **Space** plays or pauses, **→** steps one event (when paused). Click "
+             "the page once first if the keys do nothing.")
 
 
 def frame_every(bars: int) -> float:

@@ -83,6 +83,15 @@ def _one_of(choices: tuple[Any, ...]) -> Callable[[str], Any]:
     return parse
 
 
+def _flag(text: str) -> bool:
+    """``1``/``0`` (or ``true``/``false``) -> a switch's state."""
+    if text.lower() in ("1", "true"):
+        return True
+    if text.lower() in ("0", "false"):
+        return False
+    raise ValueError("expected 1 (on) or 0 (off)")
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("nodes", 16, _number_in(int, 1, 64)),
     Setting("gpn", 4, _one_of(GPUS_PER_NODE)),
@@ -99,7 +108,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("policies", "drl,threshold-optimal,fifo-request,mesos-offer,sjf-knee",
             lambda text: ",".join(_one_of(tuple(POLICIES))(n) for n in text.split(","))),
     Setting("seeds", 3, _number_in(int, 1, 10)),
+    Setting("present", False, _flag),
 )
+VIEW_ONLY = frozenset({"present"})
+"""Settings of how pages look, not of what they compute: presenting the default demo is
+still the default demo."""
 DEFAULT_MIX: dict[str, float] = {name: 1.0 for name in MODEL_NAMES[:6]}
 """Every measured model equally often: the Pollux evaluation's mix."""
 
@@ -188,7 +201,8 @@ def bind(name: str, then: Callable[[], None] | None = None) -> dict[str, Any]:
 
 def mirror_to_url() -> None:
     """Write the settings into the query parameters (only when they changed)."""
-    wanted = {s.name: str(get(s.name)) for s in SETTINGS}
+    wanted = {s.name: str(int(v) if isinstance(v := get(s.name), bool) else v)
+              for s in SETTINGS}
     wanted["mix"] = encode_mix(model_mix())
     if origin() != "generated":
         wanted["upload"] = st.session_state["upload"]
@@ -208,7 +222,12 @@ def is_default() -> bool:
     """Whether the session shows the generated workload with every setting at its default:
     what every student sees first."""
     return (origin() == "generated" and model_mix() == DEFAULT_MIX
-            and all(get(s.name) == s.default for s in SETTINGS))
+            and all(get(s.name) == s.default for s in SETTINGS if s.name not in VIEW_ONLY))
+
+
+def presenting() -> bool:
+    """Whether the pages are shown for a projector (presentation mode)."""
+    return bool(get("present"))
 
 
 def cluster() -> Cluster:

@@ -53,14 +53,89 @@ READABLE_CSS = f"""<style>
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{
   font-size: 1rem; color: {INK}; opacity: 1;
 }}
+@media (min-width: 641px) {{
+  [data-testid="stTable"] :is(td, th):not(:last-child) p {{ white-space: nowrap; }}
+}}
+@media (max-width: 640px) {{
+  [data-testid="stTable"] :is(td, th) {{ padding: 4px !important; }}
+  [data-testid="stTable"] :is(td, th) p {{ overflow-wrap: anywhere !important; }}
+}}
+[data-testid="stElementContainer"]:has(> .stCacheSpinner) {{ height: auto !important; }}
+[data-testid="stMultiSelect"] .react-aria-ComboBox > div,
+[data-testid="stMultiSelectTagsContainer"] {{ max-height: none; overflow: visible; }}
+[data-testid="stMultiSelect"] [data-tag] {{ height: auto; max-width: 100%; }}
+[data-testid="stMultiSelect"] [data-tag] > span {{
+  white-space: normal; overflow-wrap: anywhere; text-overflow: clip;
+}}
 </style>"""
 """Captions carry the result sentences, so they are read from the back row: 16 px, the
-charts' ink (16:1 on white) rather than Streamlit's 14 px at 60% opacity."""
+charts' ink (16:1 on white) rather than Streamlit's 14 px at 60% opacity.
+
+Nothing is cut off. A table's short cells stay on one line and its last column (the
+decision log's *why*) wraps; on a phone any cell may break a long name anywhere, so the
+table narrows to the screen rather than hide its last columns. A multiselect grows to
+show every chosen item, each name whole (Streamlit scrolls them, or ends a long name
+in an ellipsis). A cached computation's spinner takes its own room: Streamlit drew it in
+a box of no height, over the heading under it."""
+
+
+CLOSE_SIDEBAR_JS = """<script>
+if (!window.__labClosesSidebar) {
+  window.__labClosesSidebar = true;
+  document.addEventListener('click', event => {
+    if (!event.target.closest('[data-testid="stSidebarNavLink"]')) return;
+    if (!matchMedia('(max-width: 768px)').matches) return;
+    const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (close) close.click();
+  }, true);
+}
+</script>"""
+"""On a phone the sidebar lies over the page; Streamlit left it open after a page link in
+it was followed, so the new page's buttons could not be pressed (a click on Run
+comparison timed out). A click on a page link now closes it, as a phone's menu does."""
+
+
+PRESENTING_CSS = f"""<style>
+html {{ font-size: 20px; }}
+[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"] {{ display: none; }}
+[data-testid="stAlertContainer"] p {{ color: {INK}; }}
+code {{ font-size: max(16px, 0.8em) !important; }}
+</style>"""
+"""Presentation mode: every rem-sized text a quarter larger (Streamlit's smallest, 0.875
+rem, becomes 17.5 px; inline code, sized in em, at least 16 px), the sidebar hidden (the
+pages are in a bar at the top), and the alerts' sentences in ink rather than their
+tinted colours."""
+CHART_FONT_PRESENTING = 20
+"""The charts' text size in presentation mode (16 px otherwise)."""
 
 
 def readable_text() -> None:
-    """Apply :data:`READABLE_CSS` to the page (it takes no room)."""
-    st.html(READABLE_CSS)
+    """Apply :data:`READABLE_CSS` and :data:`CLOSE_SIDEBAR_JS` to the page, and
+    :data:`PRESENTING_CSS` when presenting (they take no room; the script installs its
+    listener once per browser tab)."""
+    css = READABLE_CSS + (PRESENTING_CSS if state.presenting() else "")
+    st.html(css + CLOSE_SIDEBAR_JS, unsafe_allow_javascript=True)
+
+
+def presentation_switch() -> None:
+    """Turn presentation mode on in the sidebar; while it is on (and the sidebar hidden),
+    a button above the page turns it off."""
+    if state.presenting():
+        st.button("Leave presentation mode", key="present_off", type="tertiary",
+                  icon=":material/close_fullscreen:", on_click=state.put,
+                  args=("present", False))
+    else:
+        st.sidebar.toggle("Presentation mode", **state.bind("present"),
+                          help="Larger text, no sidebar, one chart per row: for a "
+                          "projector. The link keeps it (present=1).")
+
+
+def side_by_side(count: int = 2, stacked: bool = False) -> list[Any]:
+    """``count`` places for charts next to each other, or one under the other when
+    ``stacked`` or presenting: one chart per idea, each the page's full width."""
+    if stacked or state.presenting():
+        return [st.container() for _ in range(count)]
+    return list(st.columns(count))
 
 
 def glossary() -> None:
@@ -108,6 +183,9 @@ def chart(fig: go.Figure, key: str | None = None) -> None:
     The title is drawn above the chart rather than in it: a legend that wraps onto several
     rows on a narrow screen grows upwards, over a title inside the figure.
     """
+    if state.presenting():
+        size = CHART_FONT_PRESENTING
+        fig.update_layout(font_size=size, legend_font_size=size, hoverlabel_font_size=size)
     title = fig.layout.title.text
     if title:
         st.markdown(f"**{title}**")
@@ -122,17 +200,18 @@ def chart(fig: go.Figure, key: str | None = None) -> None:
     })
 
 
-DECISION_COLUMNS = {
-    "time": st.column_config.TextColumn("time", width="small"),
-    "job": st.column_config.TextColumn("job", width="small"),
-    "model": st.column_config.TextColumn("model", width="small"),
-    "requested": st.column_config.NumberColumn("requested", width="small"),
-    "GPUs chosen": st.column_config.NumberColumn("GPUs chosen", width="small"),
-    "nodes": st.column_config.NumberColumn("nodes", width="small"),
-    "free before": st.column_config.NumberColumn("free before", width="small"),
-    "why": st.column_config.TextColumn("why", width="large"),
-}
-"""The decision log's columns: narrow numbers, so *why* gets the width it needs."""
+def table(frame: pd.DataFrame, height: int | None = None) -> None:
+    """A table whose every cell is read in full: ``st.table`` wraps long text where
+    ``st.dataframe`` cut it at a fixed column width (and, on a phone, showed only the
+    first columns of a canvas that scrolls sideways without a visible bar). Text cells
+    may hold user text (job ids, model names) and ``st.table`` renders markdown, so they
+    are shown through :func:`plain`; ``height`` scrolls the rows under a sticky header."""
+    shown = frame.copy()
+    for column in shown.columns:
+        if not pd.api.types.is_numeric_dtype(shown[column]):
+            shown[column] = shown[column].map(plain)
+    st.table(shown, hide_index=True, border="horizontal",
+             **({"height": height} if height else {}))
 
 
 def show_error(error: BaseException, kept: str = "") -> None:

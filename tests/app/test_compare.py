@@ -28,12 +28,13 @@ def test_compare_runs_with_charts_table_and_downloads() -> None:
     at.button(key="cmp_run").click().run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == 5  # JCT+CI, CDF, GPUs/model, timeline, sweep
-    summary = at.dataframe[0].value
+    summary = at.table[0].value
     assert set(summary["policy"]) == {display_name(p) for p in FEW}
     assert (summary["runs"] == 2).all()
     hours = [c for c in summary.columns if c.endswith("(h)") or c.endswith("(min)")]
-    assert len(hours) == 6 and "utilization (%)" in summary.columns
-    assert (summary[hours].round(2) == summary[hours]).all().all()
+    assert len(hours) == 2 and "utilization" in summary.columns
+    shown = summary[hours].stack().str.replace("\\", "")  # as markdown shows them
+    assert shown.str.fullmatch(r"\d[\d,]*\.\d\d ± \d[\d,]*\.\d\d").all()
     assert len(at.get("download_button")) == 2
     (held_out,) = [c.value for c in at.caption if "threshold-held-out" in c.value]
     assert "rather than" in held_out and "python -m" not in held_out
@@ -69,7 +70,9 @@ def test_a_loaded_workload_is_one_run_per_policy_not_fake_seeds() -> None:
     at.multiselect(key="cmp_policies").set_value(FEW)
     at.button(key="cmp_run").click().run()
     assert not at.exception
-    assert (at.dataframe[0].value["runs"] == 1).all()
+    summary = at.table[0].value
+    assert (summary["runs"] == 1).all()
+    assert not summary.stack().astype(str).str.contains("±").any()  # one run: no interval
 
 
 def test_the_link_carries_the_chosen_policies_and_seeds() -> None:
@@ -111,7 +114,7 @@ def test_a_second_session_gets_the_stored_runs_without_simulating(monkeypatch) -
     second.multiselect(key="cmp_policies").set_value(FEW[:2])
     second.button(key="cmp_run").click().run()
     assert not second.exception
-    pd.testing.assert_frame_equal(second.dataframe[0].value, first.dataframe[0].value)
+    pd.testing.assert_frame_equal(second.table[0].value, first.table[0].value)
 
 
 def test_worker_processes_give_the_runs_in_process_gives() -> None:
@@ -138,7 +141,7 @@ def test_job_modes_chart_one_bar_per_mode_with_a_reading(origin: str) -> None:
         at.switch_page("app_pages/compare.py").run()
     at.button(key="cmp_modes_run").click().run()
     assert not at.exception
-    modes = at.dataframe[0].value
+    modes = at.table[0].value
     assert list(modes["mode"]) == ["rigid", "moldable", "malleable"]
     assert (modes["runs"] == (1 if origin == "loaded" else 3)).all()
     (reading,) = [c.value for c in at.caption if "Read it as:" in c.value]
@@ -157,9 +160,10 @@ def test_compare_reads_in_one_unit_and_names_the_interval_half_width() -> None:
     at.multiselect(key="cmp_policies").set_value(FEW)
     at.slider(key="w_seeds").set_value(2)
     at.button(key="cmp_run").click().run()
-    summary = at.dataframe[0].value
+    summary = at.table[0].value
     (unit,) = {c.split("(")[-1].rstrip(")") for c in summary.columns if "JCT" in c}
-    assert "average JCT 95% CI half-width (" + unit + ")" in summary.columns
+    assert " ± " in summary[f"average JCT ({unit})"].iloc[0]
+    assert any("± the half-width of its 95% confidence interval" in c.value for c in at.caption)
     specs = "".join(c.proto.spec for c in at.get("plotly_chart"))
     assert f"average JCT ({unit})" in specs and f"JCT ({unit}, log)" in specs
     (held_out,) = [c.value for c in at.caption if "threshold-held-out" in c.value]

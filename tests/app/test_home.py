@@ -191,3 +191,31 @@ def test_every_time_on_home_is_in_one_unit() -> None:
              if m.label == "average JCT, deep-RL"}
     (chart,) = at.get("plotly_chart")
     assert len(units) == 1 and f"average JCT ({units.pop()})" in chart.proto.spec
+
+
+def test_the_guided_tour_steps_and_stays_closed_for_the_session() -> None:
+    at = open_app()
+    tour = [m.value for m in at.markdown if "Guided tour" in m.value]
+    assert tour and "step 1 of 5" in tour[0]
+    assert at.button(key="tour_back").disabled
+    at.button(key="tour_next").click().run()
+    assert any("step 2 of 5" in m.value for m in at.markdown)
+    at.button(key="tour_close").click().run()
+    assert not any("Guided tour" in m.value for m in at.markdown)
+    at.switch_page("app_pages/about.py").run()
+    at.switch_page("app_pages/home.py").run()
+    assert not any("Guided tour" in m.value for m in at.markdown)
+    at.button(key="tour_open").click().run()
+    assert any("step 1 of 5" in m.value for m in at.markdown)
+
+
+def test_presentation_mode_comes_from_the_link_and_is_left_with_a_button() -> None:
+    at = open_app(present=1)
+    assert not at.exception
+    assert at.session_state["settings"]["present"] is True
+    assert at.query_params["present"] == "1"
+    at.button(key="present_off").click().run()
+    assert at.query_params["present"] == "0"
+    assert at.sidebar.toggle(key="w_present").value is False
+    refused = open_app(present="maybe")
+    assert any("present=maybe" in w.value for w in refused.sidebar.warning)

@@ -31,7 +31,7 @@ def test_step_advances_the_same_simulator() -> None:
     assert not at.exception
     assert at.session_state["live"].sim is sim  # advanced, never rebuilt
     assert sim.now > 0
-    assert len(at.dataframe[0].value) == len(sim.decisions) > 0
+    assert len(at.table[0].value) == len(sim.decisions) > 0
 
 
 def test_play_advances_and_policy_change_restarts() -> None:
@@ -51,7 +51,7 @@ def test_tuned_policy_runs_its_chosen_threshold() -> None:
     at = open_app("live", policy="threshold-optimal")
     at.button(key="live_step").click().run()
     assert not at.exception
-    assert "T=" in at.dataframe[0].value["why"].iloc[0]
+    assert "T=" in at.table[0].value["why"].iloc[0]
 
 
 def test_colour_by_job_redraws_the_gantt() -> None:
@@ -68,7 +68,7 @@ def test_drl_decisions_show_action_probabilities() -> None:
     at = open_app("live")  # drl is the default policy
     at.button(key="live_step").click().run()
     assert not at.exception
-    why = at.dataframe[0].value["why"].iloc[0]
+    why = at.table[0].value["why"].iloc[0]
     assert "%" in why and "wait" in why
 
 
@@ -130,13 +130,15 @@ def test_a_finished_run_says_so_with_its_final_metrics() -> None:
     assert at.button(key="live_finished").disabled
 
 
-def test_decision_log_gives_why_the_width_and_uses_one_time_unit() -> None:
+def test_decision_log_is_a_table_read_whole_in_one_time_unit() -> None:
+    """A table (``st.table``) wraps *why* where ``st.dataframe`` cut it at a column width."""
     at = open_app("live", policy="sjf-knee")
     for _ in range(3):
         at.button(key="live_step").click().run()
-    log = at.dataframe[0]
-    assert '"why"' in log.proto.columns and "large" in log.proto.columns
-    assert log.value["time"].str.contains(" s| min| h").all()
+    assert not at.dataframe
+    log = at.table[0].value
+    assert list(log.columns)[-1] == "why" and "GPUs chosen" in log.columns
+    assert log["time"].str.contains(" s| min| h").all()
     spec = at.get("plotly_chart")[0].proto.spec
     assert "time (min)" in spec or "time (h)" in spec
 
@@ -177,7 +179,7 @@ def test_elastic_policies_are_offered_after_the_moldable_ones_and_preempt_on_the
     step_until(run, "preempt")
     at.run()
     assert not at.exception
-    log = at.dataframe[0].value
+    log = at.table[0].value
     assert "preempt" in set(log["action"]) and "GPUs before" in log.columns
     assert "restarting" not in at.get("plotly_chart")[0].proto.spec
     step_until(run, "resume")
@@ -201,7 +203,7 @@ def test_a_resizing_policy_on_malleable_jobs_logs_its_resizes() -> None:
     at.session_state["live"].advance(10**9)
     at.run()
     assert not at.exception
-    resized = at.dataframe[0].value.query("action == 'resize'")
+    resized = at.table[0].value.query("action == 'resize'")
     assert len(resized) and (resized["GPUs before"] != resized["GPUs chosen"]).all()
 
 

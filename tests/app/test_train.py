@@ -40,7 +40,7 @@ def test_tiny_training_run_is_kept_and_usable() -> None:
     at.selectbox(key="w_policy").set_value("trained-1").run()
     at.button(key="live_step").click().run()
     assert not at.exception
-    assert len(at.dataframe[0].value) > 0
+    assert len(at.table[0].value) > 0
 
 
 def test_stop_ends_training_early() -> None:

@@ -95,6 +95,18 @@ def open_page(page: Any, url: str) -> None:
     settle(page)
 
 
+LEGENDS_WHOLE = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
+  const out = [], bar = plot.querySelector('.legend .scrollbar');
+  if (bar && bar.getBoundingClientRect().height > 0) out.push('legend scrolls');
+  const area = plot.querySelector('.nsewdrag');  // a small multiple's panel may be small
+  if (plot.querySelector('.legend') && area && area.getBoundingClientRect().height < 120)
+    out.push('plot squeezed: ' + Math.round(area.getBoundingClientRect().height) + ' px in '
+      + Math.round(plot.getBoundingClientRect().height));
+  return out;
+})"""
+"""Per chart: a legend that scrolls (shows some policies only), or a plot squeezed by it."""
+
+
 # -- the live view, as drawn ------------------------------------------------------------
 
 WATCH_GANTT = """() => {

@@ -138,18 +138,6 @@ BUTTON_CLEAR = """() => [...document.querySelectorAll('.js-plotly-plot')].every(
 })"""
 """The PNG button, where shown (on hover), never sits on a legend entry."""
 
-LEGENDS_WHOLE = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
-  const out = [], bar = plot.querySelector('.legend .scrollbar');
-  if (bar && bar.getBoundingClientRect().height > 0) out.push('legend scrolls');
-  const area = plot.querySelector('.nsewdrag');
-  if (area && area.getBoundingClientRect().height < 120)
-    out.push('plot squeezed: ' + Math.round(area.getBoundingClientRect().height) + ' px in '
-      + Math.round(plot.getBoundingClientRect().height));
-  return out;
-})"""
-"""Per chart: a legend that scrolls (shows some policies only), or a plot squeezed by it."""
-
-
 def test_all_policies_show_every_legend_entry_and_a_readable_plot(
     server: str, page: object
 ) -> None:
@@ -162,7 +150,7 @@ def test_all_policies_show_every_legend_entry_and_a_readable_plot(
     plots(page, 5)
     settle(page)
     shoot(page, "compare-all-policies")
-    assert page.evaluate(LEGENDS_WHOLE) == []
+    assert page.evaluate(harness.LEGENDS_WHOLE) == []
     no_exception(page)
 
 

@@ -141,3 +141,66 @@ def test_every_sweep_panel_has_its_numbers_and_the_optimum_label_stays_inside() 
     assert fig.layout.yaxis2.showticklabels
     (star,) = [t for t in fig.data if t.text and "optimum" in t.text[0]]
     assert star.textposition == "top right"  # T=0 is the left edge
+
+
+def test_more_than_four_policies_are_small_multiples_never_a_tangle_of_lines() -> None:
+    """Twelve overlaid lines (24 with the queue) could not be read from the back row."""
+    from engine.policies import POLICIES
+    from lab import figures
+
+    cluster = Cluster(4, 4)
+    result = run_policy("fifo-request", simulated(cluster).jobs, cluster)
+    names = list(POLICIES)
+    few = {n: result.timeline for n in names[:figures.MAX_LINES]}
+    overlay = figures.timeline_figure(few, 16)
+    looks = {(t["line"]["dash"], t["marker"]["symbol"]) for t in overlay.data}
+    assert len(looks) == len(few)  # each line its own dash and marker, not colour alone
+    many = {n: result.timeline for n in names}
+    panels = figures.timeline_figure(many, 16)
+    assert len(panels.data) == len(names)  # one line per panel, each panel titled
+    assert len({(t.xaxis, t.yaxis) for t in panels.data}) == len(names)
+    titles = [a.text for a in panels.layout.annotations]
+    assert titles[0].startswith(figures.label(names[0]) + ": ") and "busy" in titles[0]
+    cdf = figures.jct_cdf_figure({n: result.jobs for n in names})
+    assert len({(t.xaxis, t.yaxis) for t in cdf.data}) == len(names) - 1  # each against drl
+    assert all(len([t for t in cdf.data if (t.xaxis, t.yaxis) == axes]) == 2
+               for axes in {(t.xaxis, t.yaxis) for t in cdf.data})
+
+
+def test_gpus_per_model_is_a_table_of_numbers_one_row_per_policy() -> None:
+    from lab import figures
+
+    cluster = Cluster(4, 4)
+    jobs = run_policy("fifo-request", simulated(cluster).jobs, cluster).jobs
+    fig = figures.gpus_per_model_figure({"drl": jobs, "knee": jobs})
+    (heatmap,) = fig.data
+    assert list(heatmap.y) == [figures.label("drl"), figures.label("knee")]
+    assert heatmap.text[0][0] == f"{jobs.groupby('model')['gpus'].mean().iloc[0]:.1f}"
+    assert fig.layout.showlegend is False
+
+
+def test_busy_fraction_weighs_each_step_by_its_duration() -> None:
+    import pandas as pd
+
+    from lab.figures import busy_fraction
+
+    timeline = pd.DataFrame({"time": [0.0, 10.0, 40.0], "busy_gpus": [4, 2, 0]})
+    assert busy_fraction(timeline, 4) == (4 * 10 + 2 * 30) / 40 / 4
+
+
+def test_a_workloads_many_batches_keep_their_model_colour_and_a_plot_to_read() -> None:
+    """Ten curves' legend squeezed Workload's speedup chart to 64 px, in repeated colours."""
+    from lab import figures
+
+    cluster = Cluster(4, 4)
+    frame = generate(GeneratorConfig(jobs=200, seed=1), cluster).frame  # Pollux's batches
+    fig = figures.speedup_figure(figures.workload_speedup_table(frame, cluster))
+    curves = [t for t in fig.data if t.name != "ideal"]
+    by_model: dict[str, list] = {}
+    for curve in curves:
+        by_model.setdefault(curve.name.split(",")[0], []).append(curve)
+    assert len(curves) > len(by_model)  # some model runs at two batches
+    for model, same in by_model.items():
+        assert {c.line.color for c in same} == {figures.MODEL_COLOURS[model]}
+        assert len({c.line.dash for c in same}) == len(same)
+    assert fig.layout.height == figures.with_legend(360, len(fig.data))
