@@ -18,7 +18,7 @@ POLL_S = 1.0
 CURVE = {
     "val_jct_over_bound": "drl on the validation workloads",
     "mean_episode_jct_over_bound": "drl on its training workloads",
-    "teacher_val_jct_over_bound": "its teacher on the validation workloads",
+    "teacher_val_jct_over_bound": "its best teacher per validation workload",
 }
 """The learning curve's lines: history column -> what it measures, in words."""
 CLUSTER_SIZES = (8, 16, 32, 64, 128, 256)

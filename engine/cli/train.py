@@ -153,7 +153,8 @@ def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
             f"{platform.python_version()}",
         },
         "validation": {
-            "metric": "mean avg JCT / no-contention ideal over the validation workloads",
+            "metric": "geometric mean over the validation workloads of avg JCT / "
+                      "no-contention ideal; teacher: the best teacher per workload",
             "best": result.best_score,
             "teacher": result.teacher_score,
         },

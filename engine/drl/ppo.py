@@ -99,10 +99,13 @@ def greedy_score(
     workloads: list[tuple[list[Job], Cluster]],
     executor: Executor | None = None,
 ) -> float:
-    """Mean avg-JCT / ideal (= minus the return) of the greedy ``actor`` (``None``: the
-    teacher), one ``executor`` task per workload (default: here, in order)."""
+    """Geometric mean over ``workloads`` of avg-JCT / ideal (= minus the return) of the
+    greedy ``actor`` (``None``: the best teacher of each), one ``executor`` task per
+    workload (default: here, in order). Geometric, so that a 10% gain counts the same on
+    a quiet workload (ratio near 1) as on an overloaded one (ratio 20): an arithmetic mean
+    would choose weights by the overloaded episodes alone."""
     returns = (executor or Executor("serial")).map(greedy_return, workloads, shared=actor)
-    return float(np.mean([-total for total in returns]))
+    return float(np.exp(np.mean(np.log([-total for total in returns]))))
 
 
 def start_lanes(config: PPOConfig, iteration: int) -> list[Lane]:
