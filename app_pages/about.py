@@ -61,9 +61,22 @@ count is fixed when it starts. At every arrival or completion the scheduler deci
   the jobs' no-contention run time. The return is exactly minus the average JCT over
   its lower bound, so maximising reward minimises average job completion time.
 
-The `drl` policy is a neural network trained with PPO on this MDP, warm-started by
-imitating a heuristic teacher, then improved by expert iteration: a clairvoyant local
-search finds better GPU counts for its own schedules, and the network is cloned onto them.
+The `drl` policy is a neural network trained on this MDP: first it imitates heuristic
+teachers (shortest job first, each job on the GPU count that maximises GPUs x
+efficiency^s), where each training workload is labelled by the teacher *s* that
+scheduled it best; then PPO fine-tunes it.
+
+**Why one policy holds on every cluster.** It sees only ratios: free GPUs as a fraction
+of the cluster, the queue over the cluster's size, run times over the window's mean,
+each job's speedup and efficiency at each GPU count on the placement it would get now,
+and the cluster's size and GPUs per node as numbers. Nothing in it is tied to one cluster
+or one load, so the same network runs on one 8-GPU node and on 256 GPUs. It trained on
+workloads as varied as where it is used (one node to 32 x 8 GPUs, offered load 0.3 to 3,
+Poisson and bursty arrivals, users who ask for one GPU or any count, DL jobs and
+Amdahl-law trace jobs, run times of a minute to days), and because the best teacher
+differs between them (run jobs wide on a quiet cluster, lean on a small or overloaded
+one), it has to learn from what it sees which one a moment calls for. It never trained on
+a trace or on the seeds it is evaluated on (`python -m engine evaluate`).
 """
 )
 
