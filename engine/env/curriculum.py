@@ -31,9 +31,10 @@ class Curriculum:
 
     cluster_gpus: tuple[int, ...] = (8, 16, 32, 64, 128, 256)
     gpus_per_node: tuple[int, ...] = (4, 8)
-    loads: tuple[float, float] = (0.3, 3.0)
+    loads: tuple[float, float] = (0.3, 5.0)
     """Offered load, drawn log-uniformly: as many quiet as overloaded episodes."""
-    jobs: tuple[int, int] = (80, 320)
+    jobs: tuple[int, int] = (80, 640)
+    """Jobs per episode: long enough for an overloaded queue to build up."""
     runtimes: tuple[tuple[float, float], ...] = ((600.0, 8 * 3600.0), (60.0, 3 * 86400.0))
     """One-GPU run-time bounds, one pair drawn per episode: the generator's default hours,
     or a minute to three days (a real trace's heavy tail)."""
