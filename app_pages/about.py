@@ -71,7 +71,7 @@ of the cluster, the queue over the cluster's size, run times over the window's m
 each job's speedup and efficiency at each GPU count on the placement it would get now,
 and the cluster's size and GPUs per node as numbers. Nothing in it is tied to one cluster
 or one load, so the same network runs on one 8-GPU node and on 256 GPUs. It trained on
-workloads as varied as where it is used (one node to 32 x 8 GPUs, offered load 0.3 to 3,
+workloads as varied as where it is used (one node to 32 x 8 GPUs, offered load 0.3 to 5,
 Poisson and bursty arrivals, users who ask for one GPU or any count, DL jobs and
 Amdahl-law trace jobs, run times of a minute to days), and because the best teacher
 differs between them (run jobs wide on a quiet cluster, lean on a small or overloaded

@@ -81,7 +81,7 @@ def use_preset() -> None:
 run = training()
 busy = run is not None and run.running
 st.selectbox("training workloads", list(CURRICULA), key="tr_preset", on_change=use_preset,
-             help="broad: one 8-GPU node to 256 GPUs, loads 0.3-3, Poisson and bursty "
+             help="broad: one 8-GPU node to 256 GPUs, loads 0.3-5, Poisson and bursty "
              "arrivals, users who ask for one GPU or any count (what the shipped drl "
              "learned on); moderate: loads 0.5-1, Poisson; or small clusters, or one node.")
 with st.form("train_form"):
@@ -105,7 +105,7 @@ with st.form("train_form"):
     a, b = st.columns(2)
     a.multiselect("cluster sizes (GPUs)", CLUSTER_SIZES, default=[16, 32, 64], key="tr_sizes",
                   wrap=True)
-    b.slider("offered load", 0.2, 3.0, (0.5, 1.0), 0.05, key="tr_loads")
+    b.slider("offered load", 0.2, 5.0, (0.5, 1.0), 0.05, key="tr_loads")
     a.slider("jobs per workload", 20, 400, (40, 80), 10, key="tr_jobs")
     b.multiselect("models", CURRICULA["broad"].models, default=list(CURRICULA["broad"].models),
                   key="tr_models", wrap=True, help="the six measured DL jobs, and Amdahl's law "
