@@ -135,10 +135,14 @@ def test_a_tiny_matrix_compares_drl_with_every_baseline(tmp_path: Path):
 def test_the_command_prints_the_matrix_and_writes_the_heatmap(tmp_path: Path, capsys):
     path, svg = tmp_path / "cells.toml", tmp_path / "m.svg"
     path.write_text(TINY)
-    assert main(["evaluate", "--cells", str(path), "--heatmap", str(svg),
+    md = tmp_path / "m.md"
+    assert main(["evaluate", "--cells", str(path), "--heatmap", str(svg), "--markdown", str(md),
                  "--backend", "serial"]) == 0
     out = capsys.readouterr().out
     assert "tiny: 1x8, load 0.9" in out and "mean margin vs threshold-optimal" in out
+    table = md.read_text().splitlines()
+    assert table[0].startswith("| cell | load | `drl` (s)") and len(table) == 3
+    assert table[2].startswith("| tiny: 1x8, load 0.9")
     root = ET.fromstring(svg.read_text())
     assert "tiny: 1x8, load 0.9 (0.9), best: " in "".join(root.itertext())
 

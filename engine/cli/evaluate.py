@@ -44,6 +44,8 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "(a smoke run, not a result)")
     parser.add_argument("--heatmap", type=Path, metavar="SVG",
                         help="also write the margins as a heatmap (e.g. docs/evaluation.svg)")
+    parser.add_argument("--markdown", type=Path, metavar="MD",
+                        help="also write the matrix as a markdown table")
     parser.add_argument("--card", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="also write the matrix into the pretrained model card")
     add_executor_options(parser)
@@ -68,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
     if args.heatmap:
         with output_file(args.heatmap) as file:
             file.write(heatmap(matrix))
+    if args.markdown:
+        with output_file(args.markdown) as file:
+            file.write(markdown(matrix))
     if args.card:
         update_card({"evaluation_matrix": {
             **matrix.as_dict(), "code_version": code_version(),
@@ -89,6 +94,22 @@ def heatmap(matrix: Matrix) -> str:
         "drl's average JCT, lower (+) or higher (-); ! = over 3% behind the best baseline",
         [not r.holds for r in matrix.cells],
     )
+
+
+def markdown(matrix: Matrix) -> str:
+    """The matrix as a markdown table (drl's mean average JCT, the best baseline and its,
+    the three margins +- CI), for documents."""
+    head = ("| cell | load | `drl` (s) | best baseline (s) | "
+            + " | ".join(COLUMNS.values()) + " |\n|" + "---|" * (4 + len(COLUMNS)) + "\n")
+    rows = []
+    for r in matrix.cells:
+        best = r.policies[r.best_baseline][0]
+        margins = " | ".join(_margin(*r.margins[key]) for key in COLUMNS)
+        mark = "" if r.holds else " **(behind)**"
+        rows.append(f"| {r.cell.name}{mark} | {r.offered_load:.2f} | "
+                    f"{r.policies['drl'][0]:,.0f} | `{r.best_baseline}` {best:,.0f} | "
+                    f"{margins} |")
+    return head + "\n".join(rows) + "\n"
 
 
 def format_matrix(matrix: Matrix) -> str:
