@@ -19,27 +19,27 @@ class PPOConfig:
     """Hyper-parameters of one training run."""
 
     seed: int = 0  # seeds torch, the environments and the workload draws
-    iterations: int = 300  # PPO iterations (each = envs x steps environment steps)
+    iterations: int = 60  # PPO iterations (each = envs x steps environment steps)
     envs: int = 8  # environments, one rollout task each per iteration
     steps: int = 256  # steps per environment per iteration
-    learning_rate: float = 3e-4  # Adam step size for PPO (small: it fine-tunes a clone)
+    learning_rate: float = 1e-4  # Adam step size for PPO (small: it fine-tunes a clone)
     anneal_lr: bool = True  # decay the PPO learning rate linearly to 0
     gamma: float = 0.999  # discount; the objective is the undiscounted sum (total JCT)
     gae_lambda: float = 0.95  # GAE bias/variance trade-off
     minibatches: int = 4  # minibatches per update epoch
     update_epochs: int = 4  # passes over each rollout
     clip_coef: float = 0.2  # PPO ratio clipping
-    ent_coef: float = 0.01  # entropy bonus (keeps exploring beyond the teacher)
+    ent_coef: float = 0.003  # entropy bonus (keeps exploring beyond the teacher)
     vf_coef: float = 0.5  # value-loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     target_kl: float = 0.03  # stop an update early past this approx KL
     hidden: int = 64  # width of the shared per-job MLP
-    bc_episodes: int = 200  # teacher episodes for the warm start (0: PPO from scratch)
+    bc_episodes: int = 400  # teacher episodes for the warm start (0: PPO from scratch)
     bc_epochs: int = 20  # behaviour-cloning passes over the demonstrations
     bc_lr: float = 1e-3  # behaviour-cloning step size
-    dagger_rounds: int = 2  # DAgger rounds after plain cloning (student acts, teacher labels)
-    dagger_episodes: int = 60  # episodes per DAgger round
-    val_episodes: int = 24  # validation workloads (curriculum, training seeds)
+    dagger_rounds: int = 4  # DAgger rounds after plain cloning (student acts, teacher labels)
+    dagger_episodes: int = 150  # episodes per DAgger round
+    val_episodes: int = 48  # validation workloads (curriculum, training seeds)
     eval_every: int = 5  # validate (and maybe keep as best) every this many iterations
     checkpoint_every: int = 5  # write the checkpoint every this many iterations
     threads: int = 1  # torch intra-op threads
