@@ -197,3 +197,13 @@ def test_stop_inside_a_ppo_update_keeps_its_steps_but_not_the_iteration():
     fresh = train(replace(config, iterations=0))  # the same start, never updated
     assert any(not torch.equal(v, fresh.model.state_dict()[k])
                for k, v in result.model.state_dict().items())
+
+
+def test_a_config_survives_a_json_round_trip_with_its_nested_tuples():
+    import json
+    from dataclasses import asdict
+
+    from engine.drl.ppo_config import PPOConfig, config_from_dict
+
+    config = PPOConfig()
+    assert config_from_dict(json.loads(json.dumps(asdict(config)))) == config

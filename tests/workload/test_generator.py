@@ -14,7 +14,12 @@ from hypothesis import strategies as st
 from engine.cluster import Cluster, packed_nodes
 from engine.speedup import MEASURED_MODELS, Amdahl
 from engine.workload import MAX_GENERATED_JOBS, GeneratorConfig, generate, offered_load
-from engine.workload.generator import PHILLY_SIZES, REQUEST_RULES, SIZE_DISTRIBUTIONS
+from engine.workload.generator import (
+    BURSTY_CV,
+    PHILLY_SIZES,
+    REQUEST_RULES,
+    SIZE_DISTRIBUTIONS,
+)
 
 CLUSTER = Cluster(16, 4)
 
@@ -96,6 +101,18 @@ def test_request_rules() -> None:
     assert requests("power-of-two") == {1, 2, 4, 8, 16}
     assert requests("power-of-two", cap=12) == {1, 2, 4, 8}
     assert max(requests("pollux", cap=8)) <= 8
+    assert requests("any", cap=8) == set(range(1, 9))  # over- and under-askers
+
+
+def test_bursty_arrivals_keep_the_rate_and_come_in_waves() -> None:
+    def gaps(arrivals: str) -> np.ndarray:
+        config = GeneratorConfig(jobs=4000, seed=3, arrivals=arrivals)
+        return np.diff(generate(config, CLUSTER).frame["submit_time"].to_numpy())
+
+    poisson, bursty = gaps("poisson"), gaps("bursty")
+    assert bursty.mean() == pytest.approx(poisson.mean(), rel=0.15)  # same offered load
+    assert poisson.std() / poisson.mean() == pytest.approx(1.0, abs=0.1)
+    assert bursty.std() / bursty.mean() == pytest.approx(BURSTY_CV, rel=0.25)
 
 
 def test_pollux_rule_picks_the_efficiency_band() -> None:
@@ -141,6 +158,7 @@ def test_philly_sizes_follow_the_committed_quantiles_within_the_bounds() -> None
         ({"model_mix": {"bert": -1.0}}, "weights must be >= 0"),
         ({"model_mix": {"bert": 0.0}}, "positive sum"),
         ({"request_rule": "max"}, "request_rule must be one of"),
+        ({"arrivals": "weekly"}, "arrivals must be one of"),
         ({"max_request": 0}, "max_request must be at least 1"),
     ],
 )
