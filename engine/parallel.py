@@ -40,7 +40,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
 
-from engine.errors import LabError
+from engine.errors import USER_ERRORS, LabError
 
 BACKENDS: tuple[str, ...] = ("serial", "local", "ray")
 RAY_ADDRESS = "RAY_ADDRESS"
@@ -210,9 +210,13 @@ class Executor:
             shared_ref = [ray.put(shared)]
             pending = {remote.remote(fn, shared_ref, [tasks[i] for i in chunk]): chunk
                        for chunk in chunks}
-            while pending:
-                (ready,), _ = ray.wait(list(pending), num_returns=1)
-                yield pending.pop(ready), ray.get(ready)
+            try:
+                while pending:
+                    (ready,), _ = ray.wait(list(pending), num_returns=1)
+                    yield pending.pop(ready), _ray_result(ray, ready)
+            finally:  # stopped early (an error, a budget, the caller gone): free the cluster
+                for ref in pending:
+                    ray.cancel(ref)
             return
         remaining = list(chunks)
         for retried in (False, True):
@@ -247,8 +251,12 @@ class Executor:
                 self._pool.submit(_run_local_chunk, fn, file.name, [tasks[i] for i in chunk]):
                 chunk for chunk in chunks
             }
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            finally:  # stopped early (an error, a budget, the caller gone): free the workers
+                for future in futures:
+                    future.cancel()
 
     def close(self) -> None:
         """Stop the workers, and the Ray connection this executor opened (not one it found)."""
@@ -348,6 +356,23 @@ def _run_ray_chunk(fn: Task, shared_ref: list[Any], tasks: list[Any]) -> list[An
     if _shared_cache is None or _shared_cache[0] != ref.hex():
         _shared_cache = (ref.hex(), ray.get(ref))
     return _run_chunk(fn, _shared_cache[1], tasks)
+
+
+def _ray_result(ray: Any, ref: Any) -> Any:
+    """``ray.get(ref)``, with a task's user error raised as itself (one message, not Ray's
+    traceback; a bug keeps Ray's) and a worker that died even after Ray's
+    retries as :class:`WorkerDied`."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as error:
+        if isinstance(error.cause, USER_ERRORS):
+            raise error.cause from None
+        raise
+    except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError):
+        raise WorkerDied(
+            "a Ray worker died while running this, again after Ray's retries (killed, or out "
+            "of memory); try fewer or smaller workloads"
+        ) from None
 
 
 def _start_ray(workers: int | None) -> tuple[Any, bool]:
