@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
@@ -57,6 +57,10 @@ MAX_GAP_S = 1.5
 """The most wall time one frame may catch up on, so a stalled server does not jump hours
 (more than :data:`SLOWEST_FRAME_S`, so a slowly paced run keeps its speed)."""
 SPEEDS = state.SPEEDS
+BUDGET = replace(runs.RUN_BUDGET, wall_s=None, memory_mb=None)
+"""A watched run's budget: the app's event times and simulated span. Not its wall time (a
+run lasts as long as it is watched) nor its memory (it steps in the server's process,
+whose memory is every session's)."""
 
 
 def frame_every(bars: int) -> float:
@@ -254,7 +258,7 @@ def live_run(policy: str) -> LiveRun:
     if live is None or live.key != key:
         cluster = state.cluster()
         jobs = state.jobs()
-        sim = make_simulator(jobs, cluster, policy_object(policy), state.seed())
+        sim = make_simulator(jobs, cluster, policy_object(policy), state.seed(), BUDGET)
         last = max((job.submit_time for job in sim.jobs), default=0.0)
         live = LiveRun(key, sim, figures.GpuRows(cluster), horizon=last)
         ss["live"] = live
