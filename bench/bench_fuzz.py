@@ -38,6 +38,8 @@ from engine.cli import main as cli
 from engine.fuzz import case
 
 POLICIES = ("fifo-request", "knee", "tiresias", "optimus-elastic", "pollux-like", "drl")
+SHOWN = 20
+"""Failed cases listed by name (all of them, while there are few)."""
 
 
 @dataclass(frozen=True)
@@ -153,12 +155,9 @@ def main() -> None:
     print(f"slowest case  {slowest.seconds:.2f} s ({slowest.name})")
     print(f"peak memory   {biggest.peak_mb:.0f} MB ({biggest.name}; a case's peak resident "
           "memory, the engine pages it inherited and touched included)")
-    firsts: dict[str, str] = {}
-    for outcome in outcomes:
-        firsts.setdefault(outcome.kind, outcome.name)
-    for kind, name in firsts.items():
-        if kind not in ("exit 0", "exit 2"):
-            print(f"  first {kind}: {name}")
+    failures = [o for o in outcomes if o.kind not in ("exit 0", "exit 2")]
+    for outcome in failures[:SHOWN]:  # each reproduces from its number: engine.fuzz.case
+        print(f"  {outcome.kind}: {outcome.name}")
 
 
 if __name__ == "__main__":
