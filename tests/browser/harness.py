@@ -67,6 +67,36 @@ def serve() -> Iterator[str]:
             process.kill()
 
 
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process of this machine: pid -> (parent pid, command line)."""
+    found = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue  # not a process, or it ended meanwhile
+        found[int(entry)] = (parent, command)
+    return found
+
+
+def pool_workers(url: str) -> list[int]:
+    """The worker processes of the server at ``url`` (``serve()``'s): its descendants that
+    ``multiprocessing`` spawned, its resource tracker aside."""
+    processes = _processes()
+    port = url.rsplit(":", 1)[1]
+    family = {pid for pid, (_, command) in processes.items()
+              if "streamlit run app.py" in command and f"--server.port {port}" in command}
+    grew = True
+    while grew:
+        children = {pid for pid, (parent, _) in processes.items() if parent in family}
+        grew = not children <= family
+        family |= children
+    return sorted(pid for pid in family if "spawn_main" in processes[pid][1])
+
+
 @contextmanager
 def launch(playwright: Any) -> Iterator[Any]:
     browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
