@@ -24,6 +24,8 @@ _EXACT = 2.0**53
 
 Cells = Sequence[str] | np.ndarray
 """A column as the file's text cells, or (from the generator and importers) as numbers."""
+NAMED_COLUMNS = 10
+"""Ignored columns a note names; a file of thousands would make the note a page long."""
 
 
 def build_workload(
@@ -90,8 +92,10 @@ def build_workload(
         frame = frame.iloc[order].reset_index(drop=True)
     ignored = tuple(extra or ())
     if ignored:
-        listed = ", ".join(repr(column_name) for column_name in ignored)
-        notes = (*notes, f"ignored columns that are not workload columns: {listed}")
+        listed = ", ".join(repr(column_name) for column_name in ignored[:NAMED_COLUMNS])
+        more = len(ignored) - NAMED_COLUMNS
+        notes = (*notes, f"ignored columns that are not workload columns: {listed}"
+                 + (f" and {more:,} more" if more > 0 else ""))
     return Workload(
         frame=frame, name=name, ignored_columns=ignored, notes=notes, clipped_jobs=clipped_jobs
     )
