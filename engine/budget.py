@@ -20,8 +20,14 @@ from engine.errors import LabError
 from engine.units import unit_for
 
 CHECK_EVERY = 4096
-"""Event times between checks: rare enough to cost nothing measurable, often enough that a
-run overshoots its wall budget by milliseconds (an elastic step of 20,000 jobs takes ~1 ms)."""
+"""The most event times between checks: rare enough to cost nothing measurable on a fast
+run (4,096 event times of ``fifo-request`` take about 0.1 s)."""
+FIRST_CHECK = 16
+"""Event times to the first check, which times them and paces the next ones."""
+CHECK_S = 0.25
+"""Wall seconds aimed at between checks: a run whose event times are slow (``drl`` with
+20,000 jobs waiting takes ~7 ms each) is checked more often, so it overshoots its wall
+budget by about this much, not by 4,096 slow event times (half a minute)."""
 
 
 class BudgetExceeded(LabError):
@@ -66,22 +72,30 @@ class RunBudget:
 
 
 class Meter:
-    """One run's use of a :class:`RunBudget`: its wall deadline and memory baseline."""
+    """One run's use of a :class:`RunBudget`: its wall deadline and memory baseline.
 
-    __slots__ = ("base_mb", "budget", "deadline", "every", "policy")
+    Made when the run starts; a run whose shared clock is already spent (the rest of a
+    comparison over its time) stops right there.
+    """
+
+    __slots__ = ("base_mb", "budget", "checked", "deadline", "every", "policy")
 
     def __init__(self, budget: RunBudget, policy: str) -> None:
         self.budget = budget
         self.policy = policy
         start = budget.started if budget.started is not None else time.time()
         self.deadline = math.inf if budget.wall_s is None else start + budget.wall_s
+        if time.time() > self.deadline:
+            self._stop(f"{budget.wall_s:g} s of computing")
         self.base_mb = resident_mb() if budget.memory_mb is not None else 0.0
-        # event times between checks: fewer for a budget of fewer events
-        self.every = min(CHECK_EVERY, budget.events or CHECK_EVERY)
+        # event times to the next check: fewer for a budget of fewer events
+        self.every = min(FIRST_CHECK, budget.events or FIRST_CHECK)
+        self.checked = time.monotonic()
 
     def check(self, events: int, now: float) -> None:
         """Raise :class:`BudgetExceeded` if the run, at ``events`` event times and simulated
-        time ``now``, is past any limit."""
+        time ``now``, is past any limit; else set :attr:`every` so that the next check
+        comes about :data:`CHECK_S` from now."""
         budget = self.budget
         if budget.events is not None and events >= budget.events:
             self._stop(f"{budget.events:,} simulator events per run")
@@ -91,6 +105,12 @@ class Meter:
             self._stop(f"{budget.wall_s:g} s of computing")
         if budget.memory_mb is not None and resident_mb() - self.base_mb > budget.memory_mb:
             self._stop(f"{budget.memory_mb:,.0f} MB of memory per run")
+        clock = time.monotonic()
+        took, self.checked = clock - self.checked, clock
+        pace = self.every * CHECK_S / took if took > 0 else CHECK_EVERY
+        self.every = max(1, min(CHECK_EVERY, int(pace)))
+        if budget.events is not None:  # never step past the event budget between checks
+            self.every = min(self.every, max(1, budget.events - events))
 
     def _stop(self, limit: str) -> None:
         raise BudgetExceeded(

@@ -103,8 +103,6 @@ class Simulator:
         # event times to the next budget check: never 0 without a budget
         self._countdown = -1 if self._meter is None else self._meter.every
         self._stepped = 0
-        if self._meter is not None:
-            self._meter.check(0, 0.0)  # a comparison already out of time stops here
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -200,10 +198,10 @@ class Simulator:
     def _charge(self) -> None:
         """Check the budget, :attr:`Meter.every` event times after the last check."""
         meter = self._meter
-        self._countdown = meter.every
         self._stepped += meter.every
         if not self.done:
-            meter.check(self._stepped, self.now)
+            meter.check(self._stepped, self.now)  # and sets when to check next
+        self._countdown = meter.every
 
     def record(self) -> None:
         """Append the current state to the timeline (once per decision point)."""

@@ -61,6 +61,24 @@ def test_a_run_within_its_budget_is_unchanged_and_checked():
         simulate(jobs, cluster, make_policy("fifo-request"), budget=RunBudget(events=1_000))
 
 
+class Slow(type(make_policy("fifo-request"))):
+    """fifo-request taking 5 ms per decision, as ``drl`` does with 20,000 jobs waiting."""
+
+    name = "slow"
+
+    def schedule(self, view):
+        time.sleep(0.005)
+        return super().schedule(view)
+
+
+def test_a_run_of_slow_events_is_checked_often_enough_to_stop_on_time():
+    jobs = [make_job(i, 0.0, 1.0) for i in range(2_000)]  # 10 s of decisions
+    started = time.monotonic()
+    with pytest.raises(BudgetExceeded, match=r"the run of slow was stopped .* 0\.5 s"):
+        simulate(jobs, ONE_GPU, Slow(), budget=RunBudget(wall_s=0.5))
+    assert time.monotonic() - started < 2.0  # not 4,096 events x 5 ms = 20 s
+
+
 def test_runs_started_under_one_clock_stop_at_once_when_it_is_spent():
     shared = RunBudget(wall_s=0.2).start()
     time.sleep(0.3)
