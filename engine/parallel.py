@@ -226,11 +226,8 @@ class Executor:
                     yield indices, values
                 return
             except BrokenProcessPool:
-                # a dead worker breaks the whole pool: start a fresh one for what is left,
-                # once; a second death is likely the tasks' own doing (memory)
-                if self._pool is not None:
-                    self._pool.shutdown(wait=False, cancel_futures=True)
-                    self._pool = None
+                # a dead worker broke the whole pool (_local_chunks let it go): a fresh one
+                # runs what is left, once; a second death is likely the tasks' own doing
                 if retried:
                     raise WorkerDied(
                         "a worker process died twice while running this (killed, or out of "
@@ -240,23 +237,42 @@ class Executor:
     def _local_chunks(
         self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]]
     ) -> Iterator[tuple[list[int], list[Any]]]:
-        """``_chunks`` on this executor's worker processes (started if need be)."""
+        """``_chunks`` on this executor's worker processes (started if need be).
+
+        A map stopped early (an error, a budget stop, the caller gone) cancels its queued
+        chunks and stops the workers still running its others, so they are free at once.
+        """
         if self._pool is None:
             self.start()
+        pool = self._pool
         prefix = f"moldable-lab-{os.getpid()}-{id(self)}-{next(self._calls)}-"
-        with tempfile.NamedTemporaryFile(prefix=prefix, dir=_SCRATCH) as file:
-            pickle.dump(shared, file, protocol=pickle.HIGHEST_PROTOCOL)
-            file.flush()
-            futures: dict[Future, list[int]] = {
-                self._pool.submit(_run_local_chunk, fn, file.name, [tasks[i] for i in chunk]):
-                chunk for chunk in chunks
-            }
-            try:
-                for future in as_completed(futures):
-                    yield futures[future], future.result()
-            finally:  # stopped early (an error, a budget, the caller gone): free the workers
-                for future in futures:
-                    future.cancel()
+        try:
+            with tempfile.NamedTemporaryFile(prefix=prefix, dir=_SCRATCH) as file:
+                pickle.dump(shared, file, protocol=pickle.HIGHEST_PROTOCOL)
+                file.flush()
+                futures: dict[Future, list[int]] = {
+                    pool.submit(_run_local_chunk, fn, file.name, [tasks[i] for i in chunk]):
+                    chunk for chunk in chunks
+                }
+                try:
+                    for future in as_completed(futures):
+                        yield futures[future], future.result()
+                finally:
+                    held = [f for f in futures if not f.cancel() and not f.done()]
+                    if held:  # a worker holds them: only stopping it frees it
+                        self._discard(pool)
+        except BrokenProcessPool:
+            self._discard(pool)
+            raise
+
+    def _discard(self, pool: ProcessPoolExecutor) -> None:
+        """Stop ``pool``'s workers now, whatever they are running, and let it go: the next
+        map starts a fresh pool."""
+        if self._pool is pool:
+            self._pool = None
+        for process in list((pool._processes or {}).values()):  # public only from 3.14
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop the workers, and the Ray connection this executor opened (not one it found)."""

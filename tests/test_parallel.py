@@ -142,6 +142,25 @@ def test_a_failed_map_cancels_its_queued_tasks(tmp_path):
         assert executor.map(pow, TASKS, shared=2) == [2**t for t in TASKS]
 
 
+def _fails_then_holds(shared: None, task: int) -> int:
+    """Task 0 fails after a moment; task 1 would hold its worker for a minute."""
+    time.sleep(0.5 if task == 0 else 60.0)
+    if task == 0:
+        raise LabError("task 0 is refused")
+    return task
+
+
+def test_a_failed_map_stops_the_chunks_a_worker_already_holds():
+    """The pool hands a worker its next chunk before the first ends; stopping the map
+    stops that worker too, so the next map (another session's) does not wait a minute."""
+    with Executor("local", workers=1, offload=True) as executor:
+        with pytest.raises(LabError, match="task 0 is refused"):
+            executor.map(_fails_then_holds, [0, 1])
+        started = time.monotonic()
+        assert executor.map(pow, TASKS, shared=2) == [2**t for t in TASKS]
+        assert time.monotonic() - started < 30
+
+
 def test_an_unreachable_ray_address_fails_fast_with_one_message(monkeypatch):
     pytest.importorskip("ray")
     with socket.socket() as probe:  # a port nothing listens on
