@@ -258,9 +258,11 @@ class Executor:
                     for future in as_completed(futures):
                         yield futures[future], future.result()
                 finally:
-                    held = [f for f in futures if not f.cancel() and not f.done()]
-                    if held:  # a worker holds them: only stopping it frees it
-                        self._discard(pool)
+                    if any(f.running() for f in futures):  # a worker holds some: only
+                        self._discard(pool)  # stopping it frees it (the rest fail with it)
+                    else:
+                        for future in futures:
+                            future.cancel()
         except BrokenProcessPool:
             self._discard(pool)
             raise
