@@ -82,9 +82,8 @@ def _processes() -> dict[int, tuple[int, str]]:
     return found
 
 
-def pool_workers(url: str) -> list[int]:
-    """The worker processes of the server at ``url`` (``serve()``'s): its descendants that
-    ``multiprocessing`` spawned, its resource tracker aside."""
+def server_processes(url: str) -> dict[int, str]:
+    """The server at ``url`` (``serve()``'s) and its descendants: pid -> command line."""
     processes = _processes()
     port = url.rsplit(":", 1)[1]
     family = {pid for pid, (_, command) in processes.items()
@@ -94,7 +93,21 @@ def pool_workers(url: str) -> list[int]:
         children = {pid for pid, (parent, _) in processes.items() if parent in family}
         grew = not children <= family
         family |= children
-    return sorted(pid for pid in family if "spawn_main" in processes[pid][1])
+    return {pid: processes[pid][1] for pid in sorted(family)}
+
+
+def pool_workers(url: str) -> list[int]:
+    """The server's worker processes: the descendants ``multiprocessing`` spawned."""
+    return [pid for pid, command in server_processes(url).items() if "spawn_main" in command]
+
+
+def resident_mb(pid: int) -> float:
+    """Process ``pid``'s resident memory now (MB; 0 once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return 0.0
 
 
 @contextmanager
