@@ -26,9 +26,8 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's engine
 
@@ -42,8 +41,7 @@ SHOWN = 20
 """Failed cases listed by name (all of them, while there are few)."""
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """How one case ended: ``exit 0``, ``exit 2``, ``exit N``, ``traceback``, ``hang`` or
     ``lost``."""
 
