@@ -155,8 +155,10 @@ unfit = state.recheck()  # does it still suit this cluster, if it was changed si
 if unfit is not None:
     ui.show_error(unfit)
 
-st.dataframe(frame, hide_index=True, height=260)
-st.download_button("Download the workload as CSV", to_csv_bytes(workload),
+# the workload's own columns: a file's ignored ones (thousands, or long text) would be sent
+# to the browser on every rerun; the CSV is written only when the button is pressed
+st.dataframe(frame.drop(columns=list(workload.ignored_columns)), hide_index=True, height=260)
+st.download_button("Download the workload as CSV", lambda: to_csv_bytes(workload),
                    f"{workload.name}.csv", "text/csv", on_click="ignore")
 left, right = ui.side_by_side()
 with left:

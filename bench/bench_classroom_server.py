@@ -20,11 +20,22 @@ server keeps the machine's cores (30 Chromium tabs on a 2-core machine would tak
 
 Targets (issue 14): Home and the demo under 1 s for every session once computed; pages
 under 3 s while comparisons run.
+
+``--hostile`` runs issue 25's load test instead: five students browse (Workload, Home,
+About, THINK seconds apart, for 20 s) and then each run a comparison on a seed of their
+own, first on a calm server, then while one more session keeps uploading the worst
+inputs the server takes (a 45 MB file of 20,000 jobs, 8,000 columns, 20,000 jobs of
+29 days on one GPU) and starting the heaviest runs on them (Run job modes, all policies'
+Run comparison). Printed: the five's page and comparison times in both runs, their
+ratio (target: within 1.5x of calm), the server's and its workers' peak memory, and
+what the hostile session was told.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 from collections.abc import Awaitable, Callable
@@ -114,6 +125,110 @@ async def classroom(url: str, students: int, comparing: int, think: float) -> li
     return [error for s in sessions for error in s.errors]
 
 
+OTHERS = 5
+"""The students a hostile session shares the server with."""
+
+
+def worst_inputs() -> dict[str, bytes]:
+    """The heaviest uploads the server accepts (issue 25's reproducers, within the limits)."""
+    header = "submit_time,runtime_1gpu,model,requested_gpus"
+    cell = "x" * 2_200  # an ignored column: 20,000 rows make 45 MB
+    return {
+        "big.csv": (f"{header},note\n" + "".join(
+            f"{i},{3600 + i},bert,1,{cell}\n" for i in range(20_000))).encode(),
+        "wide.csv": ("submit_time,runtime_1gpu," + ",".join(f"c{i}" for i in range(8_000))
+                     + "\n0,3600" + "," * 8_000 + "\n").encode(),
+        "endless.csv": (f"{header}\n" + "".join(
+            f"{i},{29 * 86400},bert,1\n" for i in range(20_000))).encode(),
+    }
+
+
+async def hostile(url: str, started: asyncio.Event, log: list[str]) -> None:
+    """Upload the worst inputs and start the heaviest runs on them, over and over (until
+    cancelled), noting in ``log`` what it did, how long each took and what it was told."""
+    async with ProtocolSession(url, "nodes=1&gpn=1") as session:
+        try:
+            while True:
+                await session.open("workload")
+                for name, data in worst_inputs().items():
+                    seconds = await session.upload("workload CSV", name, data)
+                    log.append(f"upload {name} ({len(data) / 1e6:.1f} MB): {seconds:.1f} s")
+                    started.set()
+                await session.open("compare")
+                log.append(f"Run job modes: {await session.click('Run job modes'):.1f} s")
+                await session.click("All policies")
+                log.append(f"Run comparison: {await session.click('Run comparison'):.1f} s")
+        finally:
+            log.extend(sorted({f"told: {text[:200]}" for text in session.told}))
+            log.extend(f"exception: {error}" for error in session.errors)
+
+
+async def students(url: str, first_seed: int, think: float) -> tuple[list[float], list[float]]:
+    """:data:`OTHERS` students: 20 s of browsing, then a comparison each (seeds of their own,
+    so each computes); their page times and comparison times."""
+    sessions = [ProtocolSession(url, f"seed={first_seed + k}") for k in range(OTHERS)]
+    for session in sessions:
+        await session.__aenter__()
+    try:
+        pages = await browsing(sessions, think, 20.0)
+        await together(sessions, lambda s: s.open("compare"))
+        compares = await together(sessions, lambda s: s.click("Run comparison"))
+        errors = [error for s in sessions for error in s.errors]
+        assert not errors, errors
+    finally:
+        for session in sessions:
+            await session.__aexit__()
+    return pages, compares
+
+
+async def memory(url: str, done: asyncio.Event) -> tuple[float, float]:
+    """Peak resident MB of the server process and of its worker processes together."""
+    server = workers = 0.0
+    while not done.is_set():
+        family = harness.server_processes(url)
+        sizes = {pid: harness.resident_mb(pid) for pid in family}
+        main = next(pid for pid, command in family.items() if "streamlit run" in command)
+        server = max(server, sizes[main])
+        workers = max(workers, sum(v for pid, v in sizes.items() if pid != main))
+        await asyncio.sleep(0.5)
+    return server, workers
+
+
+async def under_attack(url: str, think: float) -> None:
+    """The five students on a calm server, then beside a hostile session."""
+    async with ProtocolSession(url) as lecturer:  # the named scenarios, once per server
+        await lecturer.open("")
+    calm_done = asyncio.Event()
+    calm_watch = asyncio.ensure_future(memory(url, calm_done))
+    calm = await students(url, 100, think)
+    calm_done.set()
+    calm_memory = await calm_watch
+    done, started, log = asyncio.Event(), asyncio.Event(), []
+    watch = asyncio.ensure_future(memory(url, done))
+    attack = asyncio.ensure_future(hostile(url, started, log))
+    first = asyncio.ensure_future(started.wait())  # its first upload is in
+    await asyncio.wait([first, attack], return_when=asyncio.FIRST_COMPLETED)
+    if attack.done():
+        attack.result()  # it failed: say why
+    attacked = await students(url, 200, think)
+    attack.cancel()  # its run in progress goes on at the server until its budget ends it
+    with contextlib.suppress(asyncio.CancelledError):
+        await attack
+    done.set()
+    server, workers = await watch
+    print(f"{OTHERS} students, calm and beside one hostile session ({think:g} s between pages):")
+    for what, calm_times, hostile_times in (("pages", calm[0], attacked[0]),
+                                            ("comparison", calm[1], attacked[1])):
+        report(f"{what}, calm", calm_times)
+        report(f"{what}, hostile session", hostile_times)
+        ratio = p50_p95(hostile_times)[1] / p50_p95(calm_times)[1]
+        print(f"  {what}: p95 {ratio:.2f}x calm -> "
+              f"{'meets' if ratio <= 1.5 else 'MISSES'} the 1.5x target")
+    print(f"  server memory: calm peak {calm_memory[0]:,.0f} MB (workers {calm_memory[1]:,.0f} "
+          f"MB); beside the hostile session {server:,.0f} MB (workers {workers:,.0f} MB)")
+    print("  the hostile session:" + "".join(f"\n    {line}" for line in log))
+
+
 def main(students: int, comparing: int, think: float) -> None:
     print(f"{students} sessions at the server ({comparing} also running Compare, "
           f"{think:g} s between pages), times from request to the end of the server's "
@@ -124,6 +239,15 @@ def main(students: int, comparing: int, think: float) -> None:
 
 
 if __name__ == "__main__":
-    given = [float(a) for a in sys.argv[1:4]]
-    students, comparing, think = given + [30, 5, 2.0][len(given):]
-    main(int(students), int(comparing), think)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("students", nargs="?", type=int, default=30)
+    parser.add_argument("comparing", nargs="?", type=int, default=5)
+    parser.add_argument("think", nargs="?", type=float, default=2.0)
+    parser.add_argument("--hostile", action="store_true",
+                        help="issue 25's load test: five students beside a hostile session")
+    args = parser.parse_args()
+    if args.hostile:
+        with harness.serve() as url:
+            asyncio.run(under_attack(url, args.think))
+    else:
+        main(args.students, args.comparing, args.think)

@@ -12,10 +12,15 @@ measured by ``bench_app.py`` and ``bench_start.py``.
 
 from __future__ import annotations
 
+import asyncio
 import time
+import urllib.request
+import uuid
+from http.cookies import SimpleCookie
 from typing import Any
 
 import websockets
+from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -28,14 +33,20 @@ class ProtocolSession:
     the script run it starts. Use ``async with ProtocolSession(url) as session``."""
 
     def __init__(self, url: str, query: str = "") -> None:
+        self.http = url
         self.url = url.replace("http", "ws", 1) + "/_stcore/stream"
         self.query = query
         self.page = ""
+        self.session_id = ""
         self.buttons: dict[str, str] = {}
         """Label -> widget id of the buttons the last run drew."""
+        self.uploaders: dict[str, str] = {}
+        """Label -> widget id of the file uploaders the last run drew."""
         self.errors: list[str] = []
         """Exception messages the app showed (``st.exception`` elements): a load test
         that finds any has found a bug."""
+        self.told: list[str] = []
+        """The error boxes (``st.error``) the app showed: refused files, stopped runs."""
         self._socket: Any = None
 
     async def __aenter__(self) -> ProtocolSession:
@@ -59,21 +70,70 @@ class ProtocolSession:
                            f"drawn: {sorted(self.buttons)}")
         return await self._rerun(self.buttons[label])
 
-    async def _rerun(self, trigger: str | None = None) -> float:
+    async def upload(self, label: str, name: str, data: bytes) -> float:
+        """Give the file uploader labelled ``label`` the file ``name`` holding ``data``, as
+        a browser does (ask for an upload URL, PUT the file with the XSRF token, rerun
+        with the uploader's new value); seconds until the run it starts ends."""
+        started = time.monotonic()
+        request = BackMsg()
+        request.file_urls_request.request_id = uuid.uuid4().hex
+        request.file_urls_request.file_names.append(name)
+        request.file_urls_request.session_id = self.session_id
+        await self._socket.send(request.SerializeToString())
+        while True:
+            answer = ForwardMsg()
+            answer.ParseFromString(await self._socket.recv())
+            if answer.WhichOneof("type") == "file_urls_response":
+                (urls,) = answer.file_urls_response.file_urls
+                break
+        await asyncio.to_thread(self._put, urls.upload_url, name, data)
+        message = self._message()
+        state = message.rerun_script.widget_states.widgets.add()
+        state.id = self.uploaders[label]
+        info = state.file_uploader_state_value.uploaded_file_info.add()
+        info.name, info.size, info.file_id = name, len(data), urls.file_id
+        info.file_urls.CopyFrom(urls)
+        await self._run(message)
+        return time.monotonic() - started
+
+    def _put(self, path: str, name: str, data: bytes) -> None:
+        """PUT ``data`` as the multipart form Streamlit's upload endpoint reads."""
+        with urllib.request.urlopen(self.http + "/_stcore/health", timeout=60) as page:  # XSRF
+            cookie = SimpleCookie(page.headers.get("Set-Cookie", ""))["_streamlit_xsrf"].value
+        boundary = uuid.uuid4().hex
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+                f"filename=\"{name}\"\r\nContent-Type: text/csv\r\n\r\n").encode() + data + \
+            f"\r\n--{boundary}--\r\n".encode()
+        put = urllib.request.Request(
+            path if path.startswith("http") else self.http + path, data=body, method="PUT",
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
+                     "X-Xsrftoken": cookie, "Cookie": f"_streamlit_xsrf={cookie}"})
+        with urllib.request.urlopen(put, timeout=300):
+            pass
+
+    def _message(self, trigger: str | None = None) -> BackMsg:
         message = BackMsg()
         message.rerun_script.query_string = self.query
         message.rerun_script.page_name = self.page
         if trigger is not None:
             state = message.rerun_script.widget_states.widgets.add()
             state.id, state.trigger_value = trigger, True
+        return message
+
+    async def _rerun(self, trigger: str | None = None) -> float:
+        return await self._run(self._message(trigger))
+
+    async def _run(self, message: BackMsg) -> float:
         started = time.monotonic()
         await self._socket.send(message.SerializeToString())
-        self.buttons = {}
+        self.buttons, self.uploaders = {}, {}
         while True:
             answer = ForwardMsg()
             answer.ParseFromString(await self._socket.recv())
             kind = answer.WhichOneof("type")
-            if kind == "delta" and answer.delta.WhichOneof("type") == "new_element":
+            if kind == "new_session":
+                self.session_id = answer.new_session.initialize.session_id
+            elif kind == "delta" and answer.delta.WhichOneof("type") == "new_element":
                 self._note(answer.delta.new_element)
             elif kind == "script_finished" and answer.script_finished in _ENDS:
                 return time.monotonic() - started
@@ -82,5 +142,9 @@ class ProtocolSession:
         kind = element.WhichOneof("type")
         if kind == "button":
             self.buttons[element.button.label] = element.button.id
+        elif kind == "file_uploader":
+            self.uploaders[element.file_uploader.label] = element.file_uploader.id
+        elif kind == "alert" and element.alert.format == Alert.ERROR:
+            self.told.append(element.alert.body)
         elif kind == "exception":
             self.errors.append(f"{element.exception.type}: {element.exception.message}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from engine.budget import RunBudget
 from engine.cluster import Cluster
 from engine.job import Job
 from engine.parallel import Executor, Progress, borrowed
@@ -90,6 +91,7 @@ def compare(
     config: GeneratorConfig | None = None,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    budget: RunBudget | None = None,
 ) -> pd.DataFrame:
     """One row per (policy, seed): ``policy, seed`` and every metric in ``METRICS``.
 
@@ -98,10 +100,11 @@ def compare(
     The runs go to ``executor`` (default: a local one, in-process for small work).
     ``progress(done, total)`` is called as runs finish. Each tuned policy's sweep (its
     table plus ``policy, seed`` columns) is in ``df.attrs[policy.sweep_key]`` as a list
-    of records.
+    of records. Every run is held to ``budget`` (``engine.budget``; none: no limit).
     """
     workloads = resolve_workloads(workloads_or_seeds, cluster, config)
-    (table,) = compare_all([Comparison(tuple(policies), workloads, cluster)], executor, progress)
+    (table,) = compare_all([Comparison(tuple(policies), workloads, cluster)], executor,
+                           progress, budget)
     return table
 
 
@@ -109,6 +112,7 @@ def compare_all(
     comparisons: Sequence[Comparison],
     executor: Executor | None = None,
     progress: Progress | None = None,
+    budget: RunBudget | None = None,
 ) -> list[pd.DataFrame]:
     """:func:`compare`'s table for each comparison, every run of them all in one map.
 
@@ -120,7 +124,7 @@ def compare_all(
              for i, c in enumerate(comparisons)]
     runs = [run for plan in plans for row in plan.values() for run in row]
     work = sum(len(comparisons[run.table].workloads[run.key]) for run in runs)
-    shared = [(c.workloads, c.cluster) for c in comparisons]
+    shared = ([(c.workloads, c.cluster) for c in comparisons], budget)
     with borrowed(executor) as pool:
         summaries = dict(zip(runs, pool.map(_summary, runs, shared=shared, work=work,
                                             progress=progress), strict=True))
@@ -319,7 +323,12 @@ def _policy(run: _Run) -> Policy:
     return policy.candidates()[run.candidate].policy
 
 
-def _summary(shared: Sequence[tuple[Mapping[int, Sequence[Job]], Cluster]], run: _Run) -> Summary:
-    """One run's summary (an executor task: ``shared`` is every comparison's workloads)."""
-    workloads, cluster = shared[run.table]
-    return simulate(workloads[run.key], cluster, _policy(run), seed=run.key).summary
+def _summary(
+    shared: tuple[Sequence[tuple[Mapping[int, Sequence[Job]], Cluster]], RunBudget | None],
+    run: _Run,
+) -> Summary:
+    """One run's summary (an executor task: ``shared`` is every comparison's workloads and
+    the budget)."""
+    tables, budget = shared
+    workloads, cluster = tables[run.table]
+    return simulate(workloads[run.key], cluster, _policy(run), run.key, budget).summary

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from engine.budget import RunBudget
 from engine.cluster import Cluster
 from engine.compare import METRICS, SUMMARY_METRICS, runnable_policies, summarize_comparison
 from engine.errors import UnknownName
@@ -95,16 +96,18 @@ def mode_runs(
     *,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    budget: RunBudget | None = None,
 ) -> pd.DataFrame:
     """One row per (mode, policy, seed): ``mode, policy, seed``, ``METRICS`` and ``COUNTS``.
 
     ``plan`` maps a mode to the policies to run on its jobs; ``workloads`` maps a seed to
     its jobs (as :func:`engine.compare.resolve_workloads` gives them), the seed also being
     the policies' seed. All runs are one map of ``executor`` (default: a local one, which
-    keeps small work in-process), so the numbers are the same on every backend.
+    keeps small work in-process), so the numbers are the same on every backend. Every run
+    is held to ``budget`` (``engine.budget``; none: no limit).
     """
     shared = ({mode: {seed: in_mode(jobs, mode) for seed, jobs in workloads.items()}
-               for mode in plan}, cluster)
+               for mode in plan}, cluster, budget)
     tasks = [_Task(mode, name, seed) for mode, names in plan.items() for seed in workloads
              for name in names]
     work = sum(len(workloads[task.seed]) for task in tasks)
@@ -134,11 +137,14 @@ def summarize_modes(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _run(shared: tuple[Mapping[str, Mapping[int, Sequence[Job]]], Cluster], task: _Task
-         ) -> _Outcome:
+def _run(
+    shared: tuple[Mapping[str, Mapping[int, Sequence[Job]]], Cluster, RunBudget | None],
+    task: _Task,
+) -> _Outcome:
     """One run's summary and restart counts (an executor task)."""
-    workloads, cluster = shared
-    result = run_policy(task.policy, workloads[task.mode][task.seed], cluster, task.seed)
+    workloads, cluster, budget = shared
+    result = run_policy(task.policy, workloads[task.mode][task.seed], cluster, task.seed,
+                        budget)
     jobs = result.jobs
     counts = [int(jobs[c].sum()) if c in jobs else 0 for c in ("resizes", "preemptions")]
     return _Outcome(result.summary, *counts)

@@ -40,7 +40,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
 
-from engine.errors import LabError
+from engine.errors import USER_ERRORS, LabError
 
 BACKENDS: tuple[str, ...] = ("serial", "local", "ray")
 RAY_ADDRESS = "RAY_ADDRESS"
@@ -210,9 +210,13 @@ class Executor:
             shared_ref = [ray.put(shared)]
             pending = {remote.remote(fn, shared_ref, [tasks[i] for i in chunk]): chunk
                        for chunk in chunks}
-            while pending:
-                (ready,), _ = ray.wait(list(pending), num_returns=1)
-                yield pending.pop(ready), ray.get(ready)
+            try:
+                while pending:
+                    (ready,), _ = ray.wait(list(pending), num_returns=1)
+                    yield pending.pop(ready), _ray_result(ray, ready)
+            finally:  # stopped early (an error, a budget, the caller gone): free the cluster
+                for ref in pending:
+                    ray.cancel(ref)
             return
         remaining = list(chunks)
         for retried in (False, True):
@@ -222,11 +226,8 @@ class Executor:
                     yield indices, values
                 return
             except BrokenProcessPool:
-                # a dead worker breaks the whole pool: start a fresh one for what is left,
-                # once; a second death is likely the tasks' own doing (memory)
-                if self._pool is not None:
-                    self._pool.shutdown(wait=False, cancel_futures=True)
-                    self._pool = None
+                # a dead worker broke the whole pool (_local_chunks let it go): a fresh one
+                # runs what is left, once; a second death is likely the tasks' own doing
                 if retried:
                     raise WorkerDied(
                         "a worker process died twice while running this (killed, or out of "
@@ -236,19 +237,44 @@ class Executor:
     def _local_chunks(
         self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]]
     ) -> Iterator[tuple[list[int], list[Any]]]:
-        """``_chunks`` on this executor's worker processes (started if need be)."""
+        """``_chunks`` on this executor's worker processes (started if need be).
+
+        A map stopped early (an error, a budget stop, the caller gone) cancels its queued
+        chunks and stops the workers still running its others, so they are free at once.
+        """
         if self._pool is None:
             self.start()
+        pool = self._pool
         prefix = f"moldable-lab-{os.getpid()}-{id(self)}-{next(self._calls)}-"
-        with tempfile.NamedTemporaryFile(prefix=prefix, dir=_SCRATCH) as file:
-            pickle.dump(shared, file, protocol=pickle.HIGHEST_PROTOCOL)
-            file.flush()
-            futures: dict[Future, list[int]] = {
-                self._pool.submit(_run_local_chunk, fn, file.name, [tasks[i] for i in chunk]):
-                chunk for chunk in chunks
-            }
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+        try:
+            with tempfile.NamedTemporaryFile(prefix=prefix, dir=_SCRATCH) as file:
+                pickle.dump(shared, file, protocol=pickle.HIGHEST_PROTOCOL)
+                file.flush()
+                futures: dict[Future, list[int]] = {
+                    pool.submit(_run_local_chunk, fn, file.name, [tasks[i] for i in chunk]):
+                    chunk for chunk in chunks
+                }
+                try:
+                    for future in as_completed(futures):
+                        yield futures[future], future.result()
+                finally:
+                    if any(f.running() for f in futures):  # a worker holds some: only
+                        self._discard(pool)  # stopping it frees it (the rest fail with it)
+                    else:
+                        for future in futures:
+                            future.cancel()
+        except BrokenProcessPool:
+            self._discard(pool)
+            raise
+
+    def _discard(self, pool: ProcessPoolExecutor) -> None:
+        """Stop ``pool``'s workers now, whatever they are running, and let it go: the next
+        map starts a fresh pool."""
+        if self._pool is pool:
+            self._pool = None
+        for process in list((pool._processes or {}).values()):  # public only from 3.14
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop the workers, and the Ray connection this executor opened (not one it found)."""
@@ -348,6 +374,23 @@ def _run_ray_chunk(fn: Task, shared_ref: list[Any], tasks: list[Any]) -> list[An
     if _shared_cache is None or _shared_cache[0] != ref.hex():
         _shared_cache = (ref.hex(), ray.get(ref))
     return _run_chunk(fn, _shared_cache[1], tasks)
+
+
+def _ray_result(ray: Any, ref: Any) -> Any:
+    """``ray.get(ref)``, with a task's user error raised as itself (one message, not Ray's
+    traceback; a bug keeps Ray's) and a worker that died even after Ray's
+    retries as :class:`WorkerDied`."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as error:
+        if isinstance(error.cause, USER_ERRORS):
+            raise error.cause from None
+        raise
+    except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError):
+        raise WorkerDied(
+            "a Ray worker died while running this, again after Ray's retries (killed, or out "
+            "of memory); try fewer or smaller workloads"
+        ) from None
 
 
 def _start_ray(workers: int | None) -> tuple[Any, bool]:

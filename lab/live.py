@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
@@ -62,6 +62,10 @@ KEYS = {"play": "Space", "step": "Right"}
 presenter remote, whose buttons send keys) plays, pauses and steps without the mouse."""
 KEYS_TEXT = ("Keys: **Space** plays or pauses, **→** steps one event (when paused). Click "
              "the page once first if the keys do nothing.")
+BUDGET = replace(runs.RUN_BUDGET, wall_s=None, memory_mb=None)
+"""A watched run's budget: the app's event times and simulated span. Not its wall time (a
+run lasts as long as it is watched) nor its memory (it steps in the server's process,
+whose memory is every session's)."""
 
 
 def frame_every(bars: int) -> float:
@@ -259,7 +263,7 @@ def live_run(policy: str) -> LiveRun:
     if live is None or live.key != key:
         cluster = state.cluster()
         jobs = state.jobs()
-        sim = make_simulator(jobs, cluster, policy_object(policy), state.seed())
+        sim = make_simulator(jobs, cluster, policy_object(policy), state.seed(), BUDGET)
         last = max((job.submit_time for job in sim.jobs), default=0.0)
         live = LiveRun(key, sim, figures.GpuRows(cluster), horizon=last)
         ss["live"] = live

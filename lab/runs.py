@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from engine.budget import RunBudget
 from engine.drl.pretrained import PretrainedPolicy, shipped_policy
 from engine.errors import USER_ERRORS, describe
 from engine.job import MODES, Job
@@ -27,10 +28,21 @@ from engine.parallel import Executor, cores, default_backend, describe_backend
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.drl import DrlPolicy
 from engine.policies.tuned import TunedPolicy
-from engine.run import run_pairs, run_policy
+from engine.run import attempt, run_pairs, run_policy
 from engine.simulator import SimulationResult, simulate
 from engine.workload import generate, to_jobs
+from engine.workload.schema import YEAR
 from lab import state
+
+RUN_BUDGET = RunBudget(
+    events=1_000_000, span=10 * YEAR, wall_s=120.0, memory_mb=1_000.0,
+    advice="use fewer or shorter jobs, fewer policies or seeds, or a bigger cluster, or run "
+           "it from the command line (python -m engine), which has no budget")
+"""What one press of Run comparison, Run job modes, Run the demo or Evaluate may use, all
+its runs together for the wall time (``engine.budget``). The largest workloads the app
+takes (20,000 jobs at load 0.85 on 64 GPUs) need about 120,000 event times, 45 simulated
+days and 40 s on ``pollux-like``, the slowest policy, and add about 120 MB: the budget is
+several times that, so it stops only runs that would hold the line for minutes."""
 
 REFERENCE = "threshold-optimal"
 """The best tuned threshold method: what the research's ~20% claim is measured against."""
@@ -100,20 +112,25 @@ def make(name: str) -> Policy:
 
 def run(name: str) -> SimulationResult:
     """``name`` on the active workload, cluster and seed."""
-    return run_on(name, state.workload_key(), state.jobs(), state.seed())
+    return run_on(name, state.workload_key(), state.jobs(), state.seed(), RUN_BUDGET.start())
 
 
-def run_on(name: str, key: tuple, jobs: Sequence[Job], seed: int) -> SimulationResult:
-    """One run; registry policies are cached across sessions by the workload's content."""
+def run_on(
+    name: str, key: tuple, jobs: Sequence[Job], seed: int, budget: RunBudget
+) -> SimulationResult:
+    """One run, in this process, held to ``budget`` but for memory (this process's memory is
+    every session's, not this run's); registry policies are cached across sessions by the
+    workload's content."""
+    budget = replace(budget, memory_mb=None)
     if name in trained():
-        return simulate(jobs, state.cluster(), make(name), seed)
+        return simulate(jobs, state.cluster(), make(name), seed, budget)
     if name == "drl":
         pretrained()  # a missing or corrupt file is reported once, before any run
     stored = _run_key(name, key, seed)
     try:
         return _stored(stored)
     except _NotStored:
-        return _stored(stored, run_policy(name, jobs, state.cluster(), seed))
+        return _stored(stored, run_policy(name, jobs, state.cluster(), seed, budget))
 
 
 class _NotStored(Exception):
@@ -166,7 +183,9 @@ def compare_runs(
     and a session's trained policies (torch weights of this session) run here after it.
     A policy that cannot run (e.g. ``drl`` without its weights file) is left out and
     reported in the second value, ``{policy: why}``, so the others are still compared.
+    All runs share one :data:`RUN_BUDGET`; past it, ``BudgetExceeded`` ends them all.
     """
+    budget = RUN_BUDGET.start()
     workloads = seed_workloads(first, count)
     skipped: dict[str, str] = {}
     if "drl" in names:
@@ -187,14 +206,15 @@ def compare_runs(
     made: list[SimulationResult | str] = []
     if missing:  # an executor may connect somewhere (Ray): only when there is work
         made = run_pairs(missing, {seed: jobs for seed, (_, jobs) in workloads.items()},
-                         state.cluster(), executor(), lambda done, _: progress(base + done, total))
+                         state.cluster(), executor(), lambda done, _: progress(base + done, total),
+                         budget)
     for (seed, name), result in zip(missing, made, strict=True):
         found[seed, name] = result
         if isinstance(result, SimulationResult):
             _stored(_run_key(name, workloads[seed][0], seed), result)
     for seed, name in pairs:
         if name in trained():
-            found[seed, name] = _attempt(run_on, name, *workloads[seed], seed)
+            found[seed, name] = attempt(run_on, name, *workloads[seed], seed, budget)
             progress(len(found), total)
     for (_, name), outcome in found.items():
         if isinstance(outcome, str):
@@ -204,14 +224,6 @@ def compare_runs(
         if name not in skipped:
             results[seed][name] = found[seed, name]
     return results, skipped
-
-
-def _attempt(run: Callable[..., SimulationResult], *args: Any) -> SimulationResult | str:
-    """``run(*args)``, or a user error's message (the policy is then left out)."""
-    try:
-        return run(*args)
-    except USER_ERRORS as error:
-        return describe(error)
 
 
 @st.cache_resource(show_spinner=False)
@@ -259,5 +271,6 @@ def compare_modes(
     except _NotStored:
         pass
     table = mode_runs(plan, {seed: jobs for seed, (_, jobs) in workloads.items()},
-                      cluster, executor=executor(), progress=progress)
+                      cluster, executor=executor(), progress=progress,
+                      budget=RUN_BUDGET.start())
     return _stored(key, table), skipped

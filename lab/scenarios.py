@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from engine.budget import RunBudget
 from engine.cluster import Cluster
 from engine.compare import compare, mean_ci, summarize_comparison
 from engine.job import Job
@@ -137,16 +138,19 @@ class Outcome:
                 + " and ".join(c.against() for c in self.changes) + ".")
 
 
-def compute(scenario: Scenario, progress: Progress | None = None) -> Outcome:
+def compute(
+    scenario: Scenario, progress: Progress | None = None, budget: RunBudget | None = None
+) -> Outcome:
     """``drl`` and :data:`RIVALS` on the scenario's workloads, through ``engine.compare``,
-    on the server's heavy-run executor (``lab.runs.executor``: out of the server process).
+    on the server's heavy-run executor (``lab.runs.executor``: out of the server process),
+    held to ``budget`` (a session's own workload; the named scenarios are the server's).
 
     The weights are checked here first, so a missing or altered file is named on the page
     rather than failing in a worker.
     """
     runs.pretrained()
     table = compare(POLICIES, _workloads(scenario), scenario.cluster,
-                    executor=runs.executor(), progress=progress)
+                    executor=runs.executor(), progress=progress, budget=budget)
     jct = table.pivot(index="seed", columns="policy", values="avg_jct")
     drl = jct["drl"].to_numpy()
     changes = tuple(Change(r, *mean_ci(drl / jct[r].to_numpy() - 1.0)) for r in RIVALS)

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from engine.errors import LabError
 from engine.parallel import (
     PARALLEL_MIN_WORK,
     RAY_ADDRESS,
@@ -119,6 +120,45 @@ def test_a_worker_killed_while_idle_does_not_break_the_next_map():
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
         assert executor.map(pow, TASKS, shared=3) == [3**t for t in TASKS]
+
+
+def _first_fails(folder: str, task: int) -> int:
+    """Task 0 fails at once; each other task takes 0.3 s and leaves a file behind."""
+    if task == 0:
+        raise LabError("task 0 is refused")
+    time.sleep(0.3)
+    open(os.path.join(folder, str(task)), "w").close()
+    return task
+
+
+def test_a_failed_map_cancels_its_queued_tasks(tmp_path):
+    """An error (a budget stop, say) ends the map, and the tasks queued behind it do not
+    run: the workers are free for the next map at once."""
+    with Executor("local", workers=1, offload=True) as executor:
+        with pytest.raises(LabError, match="task 0 is refused"):
+            executor.map(_first_fails, TASKS[:20], shared=str(tmp_path))  # a task a chunk
+        time.sleep(3.0)  # what was not cancelled would run meanwhile (10 tasks)
+        assert len(os.listdir(tmp_path)) <= 4  # the few the pool had already handed out
+        assert executor.map(pow, TASKS, shared=2) == [2**t for t in TASKS]
+
+
+def _fails_then_holds(shared: None, task: int) -> int:
+    """Task 0 fails after a moment; task 1 would hold its worker for a minute."""
+    time.sleep(0.5 if task == 0 else 60.0)
+    if task == 0:
+        raise LabError("task 0 is refused")
+    return task
+
+
+def test_a_failed_map_stops_the_chunks_a_worker_already_holds():
+    """The pool hands a worker its next chunk before the first ends; stopping the map
+    stops that worker too, so the next map (another session's) does not wait a minute."""
+    with Executor("local", workers=1, offload=True) as executor:
+        with pytest.raises(LabError, match="task 0 is refused"):
+            executor.map(_fails_then_holds, [0, 1])
+        started = time.monotonic()
+        assert executor.map(pow, TASKS, shared=2) == [2**t for t in TASKS]
+        assert time.monotonic() - started < 30
 
 
 def test_an_unreachable_ray_address_fails_fast_with_one_message(monkeypatch):

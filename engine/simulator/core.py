@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from engine.budget import RunBudget
 from engine.cluster import Cluster, Placement, pack
 from engine.errors import LabError
 from engine.job import LATEST_SUBMIT, Job
@@ -49,7 +50,11 @@ class SimulationStalled(LabError):
 
 
 class Simulator:
-    """Step through one run; ``step``/``run_until`` let a UI animate it incrementally."""
+    """Step through one run; ``step``/``run_until`` let a UI animate it incrementally.
+
+    With a ``budget`` (``engine.budget``), :meth:`step` raises ``BudgetExceeded`` once the
+    run is past it; it is checked every few thousand event times, not on each.
+    """
 
     def __init__(
         self,
@@ -57,6 +62,7 @@ class Simulator:
         cluster: Cluster,
         policy: Policy | None = None,
         seed: int = 0,
+        budget: RunBudget | None = None,
     ) -> None:
         self.jobs = list(jobs)
         self.cluster = cluster
@@ -92,6 +98,11 @@ class Simulator:
             self._events.push(job.submit_time, EventKind.ARRIVAL, job.index)
         if policy is not None:
             policy.reset(cluster, seed)
+        self._meter = None if budget is None else budget.meter(
+            policy.name if policy is not None else "manual")
+        # event times to the next budget check: never 0 without a budget
+        self._countdown = -1 if self._meter is None else self._meter.every
+        self._stepped = 0
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -184,6 +195,14 @@ class Simulator:
             f"of {free}"
         )
 
+    def _charge(self) -> None:
+        """Check the budget, :attr:`Meter.every` event times after the last check."""
+        meter = self._meter
+        self._stepped += meter.every
+        if not self.done:
+            meter.check(self._stepped, self.now)  # and sets when to check next
+        self._countdown = meter.every
+
     def record(self) -> None:
         """Append the current state to the timeline (once per decision point)."""
         self.timeline.append((self.now, self._busy, len(self.waiting), len(self.running)))
@@ -204,6 +223,9 @@ class Simulator:
                     f"an idle cluster at t={self.now:g}"
                 )
         self.record()
+        self._countdown -= 1
+        if not self._countdown:
+            self._charge()
         return True
 
     def run_until(self, time: float) -> None:
@@ -232,21 +254,32 @@ class Simulator:
 
 
 def make_simulator(
-    jobs: Sequence[Job], cluster: Cluster, policy: Policy, seed: int = 0, **delays: float
+    jobs: Sequence[Job],
+    cluster: Cluster,
+    policy: Policy,
+    seed: int = 0,
+    budget: RunBudget | None = None,
+    **delays: float,
 ) -> Simulator:
     """The simulator ``policy`` needs: the elastic one if it preempts, resizes or ticks.
 
-    ``delays`` (``restart_delay``, ``start_delay``) are the elastic simulator's.
+    ``delays`` (``restart_delay``, ``start_delay``) are the elastic simulator's; a
+    ``budget`` bounds the run (none: it runs to its end, however long).
     """
     if policy.preemptive or policy.resizes or policy.interval is not None:
         from engine.simulator.elastic import ElasticSimulator
 
-        return ElasticSimulator(jobs, cluster, policy, seed, **delays)
-    return Simulator(jobs, cluster, policy, seed)
+        return ElasticSimulator(jobs, cluster, policy, seed, budget, **delays)
+    return Simulator(jobs, cluster, policy, seed, budget)
 
 
 def simulate(
-    jobs: Sequence[Job], cluster: Cluster, policy: Policy, seed: int = 0, **delays: float
+    jobs: Sequence[Job],
+    cluster: Cluster,
+    policy: Policy,
+    seed: int = 0,
+    budget: RunBudget | None = None,
+    **delays: float,
 ) -> SimulationResult:
     """Run ``policy`` on ``jobs`` from start to finish (see :func:`make_simulator`)."""
-    return make_simulator(jobs, cluster, policy, seed, **delays).run()
+    return make_simulator(jobs, cluster, policy, seed, budget, **delays).run()

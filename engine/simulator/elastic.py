@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engine.budget import RunBudget
 from engine.cluster import Cluster, Placement
 from engine.job import Job
 from engine.protocol import Allocation, Policy, RunningJob
@@ -43,12 +44,13 @@ class ElasticSimulator(Simulator):
         cluster: Cluster,
         policy: Policy | None = None,
         seed: int = 0,
+        budget: RunBudget | None = None,
         restart_delay: float = RESTART_DELAY,
         start_delay: float = 0.0,
     ) -> None:
         if restart_delay < 0 or start_delay < 0:
             raise ValueError(f"delays must be >= 0, got {restart_delay}, {start_delay}")
-        super().__init__(jobs, cluster, policy, seed)
+        super().__init__(jobs, cluster, policy, seed, budget)
         self.restart_delay = restart_delay
         self.start_delay = start_delay
         self.interval = policy.interval if policy is not None else None
@@ -216,6 +218,9 @@ class ElasticSimulator(Simulator):
                 )
         self._arm_tick()
         self.record()
+        self._countdown -= 1
+        if not self._countdown:
+            self._charge()
         return True
 
     def _arm_tick(self) -> None:

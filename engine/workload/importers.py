@@ -238,7 +238,9 @@ def parse_pollux(text: str, cluster: Cluster, limit: RowLimit, name: str) -> Wor
             ]
     keep = np.isfinite(runtime)
     replicas = table.numbers["num_replicas"][keep]
-    over = (replicas > cluster.total_gpus) & (replicas == np.round(replicas))
+    # clipped: the whole, finite requests past the cluster (inf is refused as a request)
+    over = np.isfinite(replicas) & (replicas > cluster.total_gpus) & (
+        replicas == np.round(replicas))
     return build_workload(
         {
             "job_id": np.array(table.columns["name"], dtype=object)[keep],

@@ -46,10 +46,10 @@ def test_your_workload_is_computed_once_per_settings_for_every_session(monkeypat
     calls: list[scenarios.Scenario] = []
     compute = scenarios.compute
 
-    def counted(scenario, progress=None):
+    def counted(scenario, progress=None, budget=None):
         if scenario.title == "Your workload":  # not the named ones, if not yet computed
             calls.append(scenario)
-        return compute(scenario, progress)
+        return compute(scenario, progress, budget)
 
     monkeypatch.setattr(scenarios, "compute", counted)
     for _ in range(2):  # two students with the same settings

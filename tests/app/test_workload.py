@@ -219,3 +219,15 @@ def test_the_speedup_chart_draws_each_measured_job_at_its_batch() -> None:
     assert list(curves) == ["cifar10, batch 256"]
     gpus = np.frombuffer(base64.b64decode(curves["cifar10, batch 256"]["x"]["bdata"]), np.int8)
     assert gpus.max() == 8  # 256 samples, at least 32 per GPU
+
+
+def test_a_file_of_thousands_of_ignored_columns_shows_only_the_workload_columns() -> None:
+    """The preview would otherwise send every ignored cell to the browser on every rerun
+    (a 45 MB upload of long text cells, 8,000 columns)."""
+    wide = ("submit_time,runtime_1gpu," + ",".join(f"c{i}" for i in range(3000))
+            + "\n0,3600" + "," * 3000 + "\n").encode()
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("wide.csv", wide, "text/csv")).run()
+    assert not at.exception and jobs_card(at) == "1"
+    assert not [c for c in at.dataframe[0].value.columns if c.startswith("c")]
+    assert any("and 2,990 more" in i.value for i in at.info)

@@ -67,6 +67,49 @@ def serve() -> Iterator[str]:
             process.kill()
 
 
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process of this machine: pid -> (parent pid, command line)."""
+    found = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue  # not a process, or it ended meanwhile
+        found[int(entry)] = (parent, command)
+    return found
+
+
+def server_processes(url: str) -> dict[int, str]:
+    """The server at ``url`` (``serve()``'s) and its descendants: pid -> command line."""
+    processes = _processes()
+    port = url.rsplit(":", 1)[1]
+    family = {pid for pid, (_, command) in processes.items()
+              if "streamlit run app.py" in command and f"--server.port {port}" in command}
+    grew = True
+    while grew:
+        children = {pid for pid, (parent, _) in processes.items() if parent in family}
+        grew = not children <= family
+        family |= children
+    return {pid: processes[pid][1] for pid in sorted(family)}
+
+
+def pool_workers(url: str) -> list[int]:
+    """The server's worker processes: the descendants ``multiprocessing`` spawned."""
+    return [pid for pid, command in server_processes(url).items() if "spawn_main" in command]
+
+
+def resident_mb(pid: int) -> float:
+    """Process ``pid``'s resident memory now (MB; 0 once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return 0.0
+
+
 @contextmanager
 def launch(playwright: Any) -> Iterator[Any]:
     browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)

@@ -25,6 +25,16 @@ def test_a_unix_time_in_seconds_still_loads() -> None:
     assert load_workload("submit_time,runtime_1gpu\n1700000000,100\n").frame.shape[0] == 1
 
 
+def test_a_pollux_request_of_infinite_gpus_is_refused_not_clipped() -> None:
+    # fuzz case #4562: inf passed as a request past the cluster, to be clipped, and
+    # the clipping note's int(inf) raised OverflowError (a traceback, exit 1)
+    with pytest.raises(WorkloadError) as caught:
+        load_workload("name,time,application,num_replicas,batch_size\n"
+                      "a,0,cifar10,2,2048\nb,60,deepspeech2,inf,320\n")
+    assert str(caught.value) == (
+        "row 3, column 'num_replicas': got 'inf', expected a whole number of GPUs >= 1")
+
+
 def test_old_mac_line_endings_load_like_any_other() -> None:
     # Excel's "CSV (Macintosh)" ends lines with a lone \r: csv raised _csv.Error.
     unix = load_workload("submit_time,runtime_1gpu\n0,100\n5,200\n")

@@ -359,6 +359,11 @@ def test_notes_name_the_ignored_columns() -> None:
     workload = load_workload("submit_time,runtime_1gpu,user,notes\n0,100,ann,first\n")
     assert workload.notes == ("ignored columns that are not workload columns: 'user', 'notes'",)
     assert load_workload("submit_time,runtime_1gpu\n0,1\n").notes == ()
+    wide = load_workload("submit_time,runtime_1gpu," + ",".join(f"c{i}" for i in range(6000))
+                         + "\n0,1" + "," * 6000 + "\n")
+    assert len(wide.ignored_columns) == 6000  # all kept; the note names ten (fuzz case #961)
+    assert wide.notes == ("ignored columns that are not workload columns: "
+                          + ", ".join(f"'c{i}'" for i in range(10)) + " and 5,990 more",)
 
 
 TRICKY_NUMBERS = [
