@@ -78,7 +78,8 @@ def test_the_warm_start_shows_its_progress_and_stop_keeps_its_weights() -> None:
     at.run()
     bar = at.get("progress")[0].proto
     assert bar.text.startswith("Warm start: imitating the teacher, who plays episode ")
-    assert "of 400 (round 1 of 3); " in bar.text and 0 < run.fraction < 1
+    rounds = PPOConfig().dagger_rounds + 1  # plain cloning, then each DAgger round
+    assert f"of 400 (round 1 of {rounds}); " in bar.text and 0 < run.fraction < 1
     run.request_stop()  # what the Stop button does
     run.thread.join(60)  # generous: the stop is polled well under a second apart
     assert not run.running and not run.halted  # it stopped by itself, not ended from outside
