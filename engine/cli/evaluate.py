@@ -104,7 +104,7 @@ def markdown(matrix: Matrix) -> str:
     rows = []
     for r in matrix.cells:
         best = r.policies[r.best_baseline][0]
-        margins = " | ".join(_margin(*r.margins[key]) for key in COLUMNS)
+        margins = " | ".join(_margin(*r.margins[key]).replace("+-", "±") for key in COLUMNS)
         mark = "" if r.holds else " **(behind)**"
         rows.append(f"| {r.cell.name}{mark} | {r.offered_load:.2f} | "
                     f"{r.policies['drl'][0]:,.0f} | `{r.best_baseline}` {best:,.0f} | "
