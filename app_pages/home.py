@@ -45,8 +45,10 @@ findings = st.container()  # filled last: the page is usable while they compute
 
 st.subheader("Your workload")
 scenario, key = scenarios.yours()
+where = ("the cluster and seed after leaving presentation mode" if state.presenting()
+         else "the cluster and seed in the sidebar")
 st.caption(f"{scenario.story} Change the workload and its job mode on the Workload page, "
-           "the cluster and seed in the sidebar.")
+           f"{where}.")
 if st.button("Run the demo", type="primary", key="home_run"):
     st.session_state["home_ran"] = True
 yours = st.container()

@@ -213,6 +213,8 @@ def test_presentation_mode_comes_from_the_link_and_is_left_with_a_button() -> No
     at = open_app(present=1)
     assert not at.exception
     assert at.session_state["settings"]["present"] is True
+    captions = " ".join(c.value for c in at.caption)
+    assert "after leaving presentation mode" in captions and "in the sidebar" not in captions
     assert at.query_params["present"] == "1"
     at.button(key="present_off").click().run()
     assert at.query_params["present"] == "0"

@@ -298,3 +298,19 @@ def classroom(url: str, students: int, comparing: int) -> dict[str, list[float]]
 def p50_p95(values: list[float]) -> tuple[float, float]:
     ordered = sorted(values)
     return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+"""Where browser tests keep their screenshots (CI keeps them as artifacts)."""
+
+
+def shoot(page: Any, name: str) -> None:
+    """A full-page screenshot ``name``.png in :data:`SHOTS`."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def metric(page: Any, label: str) -> str:
+    """The value shown on the metric card labelled ``label``."""
+    card = page.locator('[data-testid="stMetric"]', has_text=label).first
+    return card.locator('[data-testid="stMetricValue"]').inner_text()

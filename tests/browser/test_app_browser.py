@@ -15,9 +15,8 @@ pytestmark = pytest.mark.browser
 
 sync_api = pytest.importorskip("playwright.sync_api")
 from browser import harness  # noqa: E402
-from browser.harness import CHROMIUM, ROOT, WAIT_MS, open_page, settle  # noqa: E402
+from browser.harness import CHROMIUM, WAIT_MS, metric, open_page, settle, shoot  # noqa: E402
 
-SHOTS = ROOT / "artifacts" / "screenshots"
 SMALL = "?jobs=40"
 """Small workloads keep the run fast on a two-core CI machine."""
 GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
@@ -27,17 +26,6 @@ if not CHROMIUM.exists():
     pytest.skip("chromium is not installed at /usr/bin/chromium", allow_module_level=True)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """The app served on a free port, stopped after the module's tests."""
-    with harness.serve() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright, harness.launch(playwright) as chromium:
-        yield chromium
 
 
 @pytest.fixture
@@ -58,14 +46,6 @@ def no_exception(page: object) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def shoot(page: object, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def metric(page: object, label: str) -> str:
-    card = page.locator('[data-testid="stMetric"]', has_text=label).first
-    return card.locator('[data-testid="stMetricValue"]').inner_text()
 
 
 def upload(page: object, name: str, data: bytes) -> None:

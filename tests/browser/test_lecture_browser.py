@@ -8,7 +8,6 @@ missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,12 +16,11 @@ pytestmark = pytest.mark.browser
 
 sync_api = pytest.importorskip("playwright.sync_api")
 from browser import harness  # noqa: E402
-from browser.harness import CHROMIUM, ROOT, WAIT_MS, open_page, settle  # noqa: E402
+from browser.harness import CHROMIUM, WAIT_MS, metric, open_page, settle, shoot  # noqa: E402
 
 if not CHROMIUM.exists():
     pytest.skip("chromium is not installed at /usr/bin/chromium", allow_module_level=True)
 
-SHOTS = ROOT / "artifacts" / "screenshots"
 WIDE = {"width": 1400, "height": 1800}
 PHONE = {"width": 390, "height": 844}
 
@@ -52,16 +50,6 @@ CUT_OFF = """() => {
 ended in an ellipsis, a table that scrolls sideways or cuts a cell, a cut button label."""
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with harness.serve() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright, harness.launch(playwright) as chromium:
-        yield chromium
 
 
 def new_page(browser: Any, viewport: dict[str, int]) -> Any:
@@ -69,14 +57,6 @@ def new_page(browser: Any, viewport: dict[str, int]) -> Any:
     return context.new_page()
 
 
-def shoot(page: Any, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def card(page: Any, label: str) -> str:
-    found = page.locator('[data-testid="stMetric"]', has_text=label).first
-    return found.locator('[data-testid="stMetricValue"]').inner_text()
 
 
 def step(page: Any, times: int) -> None:
@@ -159,18 +139,18 @@ def test_live_plays_pauses_and_steps_from_the_keyboard(server: str, browser: Any
         for _ in range(3):
             page.keyboard.press("ArrowRight")
             settle(page)
-        assert card(page, "jobs done") != "0 / 40" or card(page, "simulated time") != "0 s"
-        stepped = card(page, "simulated time")
+        assert metric(page, "jobs done") != "0 / 40" or metric(page, "simulated time") != "0 s"
+        stepped = metric(page, "simulated time")
         page.keyboard.press("Space")
         page.get_by_role("button", name="Pause").wait_for(timeout=WAIT_MS)
         page.wait_for_timeout(1500)
         page.keyboard.press("Space")
         page.get_by_role("button", name="Play").wait_for(timeout=WAIT_MS)
         settle(page)
-        paused = card(page, "simulated time")
+        paused = metric(page, "simulated time")
         assert paused != stepped
         page.wait_for_timeout(1000)
-        assert card(page, "simulated time") == paused
+        assert metric(page, "simulated time") == paused
         shoot(page, "live-keyboard")
     finally:
         page.context.close()

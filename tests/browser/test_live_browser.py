@@ -68,11 +68,6 @@ def pause(page: Any, watch_s: float = 2.0) -> Paused:
     return Paused(after, new, last - drawn[-1 - new][1], last - at_ack)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with harness.serve() as url:
-        yield url
-
 
 @pytest.fixture
 def page(server: str) -> Iterator[Any]:
