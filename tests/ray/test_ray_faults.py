@@ -29,10 +29,20 @@ SEEDS = [0, 1, 2, 3]
 
 @pytest.fixture(scope="module")
 def local_ray():
+    """A local Ray with token authentication off for this process and the nodes it starts
+    alike: a module before this one (test_ray_cluster) may have left this process's Ray
+    reading ``RAY_AUTH_MODE=disabled``, and a head started without it would then refuse
+    this process's connection."""
+    saved = os.environ.get("RAY_AUTH_MODE")
+    os.environ["RAY_AUTH_MODE"] = "disabled"
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # _always_dies, in workers
     yield
     ray.shutdown()
+    if saved is None:
+        os.environ.pop("RAY_AUTH_MODE")
+    else:
+        os.environ["RAY_AUTH_MODE"] = saved
 
 
 def ray_tasks_running(title: str) -> list[int]:
