@@ -244,15 +244,17 @@ def evaluate(
     comparisons = [Comparison(tuple(runnable[c.cluster][0]), w, c.cluster)
                    for c, w in zip(cells, resolved, strict=True)]
     tables = compare_all(comparisons, executor, progress)
-    results = tuple(_cell_result(cell, load, table)
+    names = {name for c in comparisons for name in c.policies}
+    oracles = {name for name in names if isinstance(make_policy(name), TunedPolicy)}
+    results = tuple(_cell_result(cell, load, table, oracles)
                     for cell, (_, load), table in zip(cells, found, tables, strict=True))
     return Matrix(results, tuple(skipped), skipped_policies)
 
 
-def _cell_result(cell: Cell, load: float, table: Any) -> CellResult:
+def _cell_result(cell: Cell, load: float, table: Any, oracles: set[str]) -> CellResult:
     jct = table.pivot(index="seed", columns="policy", values="avg_jct")
     policies = {p: mean_ci(jct[p].to_numpy(float)) for p in jct.columns}
-    baselines = [p for p in jct.columns if p != TARGET and not _is_oracle(p)]
+    baselines = [p for p in jct.columns if p != TARGET and p not in oracles]
     best = min(baselines, key=lambda p: policies[p][0])
     ours = jct[TARGET].to_numpy(float)
 
@@ -269,6 +271,3 @@ def _cell_result(cell: Cell, load: float, table: Any) -> CellResult:
         margins={"best": margin(best), FLOOR: margin(FLOOR), REFERENCE: margin(REFERENCE)},
     )
 
-
-def _is_oracle(name: str) -> bool:
-    return isinstance(make_policy(name), TunedPolicy)

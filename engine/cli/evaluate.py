@@ -104,7 +104,7 @@ def markdown(matrix: Matrix) -> str:
     rows = []
     for r in matrix.cells:
         best = r.policies[r.best_baseline][0]
-        margins = " | ".join(_margin(*r.margins[key]).replace("+-", "±") for key in COLUMNS)
+        margins = " | ".join(_margin(*r.margins[key], plus_minus="±") for key in COLUMNS)
         mark = "" if r.holds else " **(behind)**"
         rows.append(f"| {r.cell.name}{mark} | {r.offered_load:.2f} | "
                     f"{r.policies['drl'][0]:,.0f} | `{r.best_baseline}` {best:,.0f} | "
@@ -135,5 +135,5 @@ def format_matrix(matrix: Matrix) -> str:
     return "\n".join(lines)
 
 
-def _margin(mean: float, half: float) -> str:
-    return f"{mean:+.1%}" + (f" +- {half:.1%}" if half == half else "")
+def _margin(mean: float, half: float, plus_minus: str = "+-") -> str:
+    return f"{mean:+.1%}" + (f" {plus_minus} {half:.1%}" if half == half else "")

@@ -34,6 +34,7 @@ from engine.compare import (
 )
 from engine.drl.pretrained import update_card
 from engine.errors import LabError
+from engine.evaluation import REFERENCE, TARGET
 from engine.job import Job
 from engine.parallel import Executor
 from engine.paths import pollux_workloads, pretrained_dir
@@ -43,7 +44,6 @@ from engine.workload import GeneratorConfig, load_workload, to_jobs
 LOADS: tuple[float, ...] = (0.7, 0.85, 1.0)
 CLUSTERS: tuple[Cluster, ...] = (Cluster(8, 4), Cluster(16, 4))
 POLLUX_TRACES = "workload-*.csv"
-TARGET, REFERENCE = "drl", "threshold-optimal"
 
 
 @dataclass(frozen=True)

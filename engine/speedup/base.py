@@ -23,11 +23,3 @@ class SpeedupModel(Protocol):
         ...
 
 
-
-@runtime_checkable
-class PlacementSpeedupModel(SpeedupModel, Protocol):
-    """A model that knows the speed of exact placements, not only of shapes."""
-
-    def speedup_on(self, spread: tuple[int, ...]) -> float:
-        """Speed relative to 1 GPU on ``spread`` (GPUs per node, see ``cluster.spread``)."""
-        ...
