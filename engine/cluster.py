@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 Placement = tuple[tuple[int, int], ...]
 """An allocation's placement: ``((node, gpus_on_that_node), ...)``."""
@@ -59,11 +60,8 @@ def pack(free_per_node: Sequence[int], gpus: int) -> Placement | None:
     left = gpus
     for free in range(largest, 0, -1):
         node = -1
-        while left:
-            try:
-                node = free_per_node.index(free, node + 1)
-            except ValueError:  # no more nodes with this many free
-                break
+        for _ in range(min(free_per_node.count(free), -(-left // free))):
+            node = free_per_node.index(free, node + 1)
             take = min(free, left)
             placement.append((node, take))
             left -= take
@@ -76,9 +74,18 @@ def spread(placement: Placement) -> tuple[int, ...]:
     """GPUs per node in node order, as the Pollux artifact keys a placement's measured
     speed: nodes without the job dropped, the smallest rotation (``((5, 2), (2, 4))`` and
     ``((0, 4), (9, 2))`` are both ``(2, 4)``)."""
-    counts = tuple(gpus for _, gpus in sorted(placement))
-    if len(counts) == 2:  # the common case, without building rotations
-        return counts if counts[0] <= counts[1] else counts[::-1]
+    if len(placement) == 2:  # the common case: any order of two is a rotation
+        (_, a), (_, b) = placement
+        return (a, b) if a <= b else (b, a)
+    counts = tuple([gpus for _, gpus in placement])
+    if counts.count(counts[0]) == len(counts):  # even spreads need no node order
+        return counts
+    return _smallest_rotation(tuple([gpus for _, gpus in sorted(placement)]))
+
+
+@lru_cache(maxsize=4096)
+def _smallest_rotation(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Memoised: a large trace starts jobs on the same few shapes again and again."""
     return min(counts[i:] + counts[:i] for i in range(len(counts)))
 
 

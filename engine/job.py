@@ -58,11 +58,7 @@ class Job:
         on = getattr(self.speedup_model, "speedup_on", None)
         if on is None or len(placement) == 1:
             return self.runtime(gpus, len(placement))
-        key = (gpus, len(placement), spread(placement))
-        cached = self._cache.get(key)
-        if cached is None:
-            cached = self._cache[key] = self._checked(on(key[2]), gpus)
-        return cached
+        return self._checked(on(spread(placement)), gpus)  # the model memoises spreads
 
     def _checked(self, speedup: float, gpus: int) -> float:
         runtime = self.runtime_1gpu / speedup

@@ -7,21 +7,20 @@ Reads no run times.
 
 from __future__ import annotations
 
-from engine.protocol import Allocation, FreeGpus, Policy, SchedulerView
+from engine.protocol import Allocation, Policy, SchedulerView
 
 
 class FifoRequest(Policy):
     name = "fifo-request"
 
     def schedule(self, view: SchedulerView) -> list[Allocation]:
-        head = next(iter(view.waiting))
-        if head.requested_gpus > view.free_gpus:
-            return []  # the usual case on a busy cluster: skip copying the free map
-        free = FreeGpus(view.free_per_node, view.free_gpus)
+        # A request fits whenever that many GPUs are free, on however many nodes, so a
+        # count is all the policy needs; the simulator packs each start as it comes.
+        free = view.free_gpus
         starts: list[Allocation] = []
         for job in view.waiting:
-            placement = free.take(job.requested_gpus)
-            if placement is None:
+            if job.requested_gpus > free:
                 break
-            starts.append(Allocation(job, job.requested_gpus, placement=placement))
+            free -= job.requested_gpus
+            starts.append(Allocation(job, job.requested_gpus))
         return starts

@@ -75,7 +75,6 @@ class Simulator:
         self.decisions: list[Decision] = []
         self.timeline: list[tuple[float, int, int, int]] = []
         self._busy = 0
-        self._events = EventQueue()
         self._view = SchedulerView(
             time=0.0,
             cluster=cluster,
@@ -95,7 +94,8 @@ class Simulator:
                     f"job {job.job_id} needs at least {job.min_gpus} GPUs but the cluster "
                     f"{cluster} has only {cluster.total_gpus}"
                 )
-            self._events.push(job.submit_time, EventKind.ARRIVAL, job.index)
+        self._events = EventQueue([job.submit_time for job in self.jobs],
+                                  [job.index for job in self.jobs])
         if policy is not None:
             policy.reset(cluster, seed)
         self._meter = None if budget is None else budget.meter(
@@ -183,13 +183,10 @@ class Simulator:
             and min(shares) >= 0
             and max(shares) < len(free)
         )
-        if valid:
+        if valid and all(free[node] >= count for node, count in placement):
             for node, count in placement:
                 free[node] -= count
-            if min(free) >= 0:
-                return
-            for node, count in placement:
-                free[node] += count
+            return
         raise PolicyError(
             f"job {job.job_id} was placed on {placement}, which is not {gpus} free GPUs "
             f"of {free}"

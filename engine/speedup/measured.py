@@ -88,26 +88,26 @@ class MeasuredProfile:
 
     def sync_time(self, gpus: Num, nodes: Num) -> Num:
         """Seconds of gradient all-reduce per step (0 on one GPU)."""
-        k = np.asarray(gpus, dtype=float)
-        n = np.asarray(nodes, dtype=float)
-        extra = np.maximum(k - 2.0, 0.0)
-        sync = np.where(
-            n > 1,
-            self.alpha_n + self.beta_n * extra + self.zeta_n * (k / n - 1.0),
-            self.alpha_r + self.beta_r * extra,
-        )
-        result = np.where(k == 1, 0.0, sync)
-        return float(result) if result.ndim == 0 else result
+        k, n = gpus, nodes
+        extra = (k - 2.0 + abs(k - 2.0)) / 2.0  # max(k - 2, 0)
+        across = self.alpha_n + self.beta_n * extra + self.zeta_n * (k / n - 1.0)
+        within = self.alpha_r + self.beta_r * extra
+        return _pick(k != 1, _pick(n > 1, across, within), 0.0)
 
     def step_time(self, gpus: Num, nodes: Num, local_bsz: Num) -> Num:
         """Seconds per step; scalars or arrays, so the fit and the lookups share it."""
-        k = np.asarray(gpus, dtype=float)
-        b = np.asarray(local_bsz, dtype=float)
-        sync = np.asarray(self.sync_time(gpus, nodes))
-        grad = self.alpha_c + self.beta_c * b
+        sync = self.sync_time(gpus, nodes)
+        grad = self.alpha_c + self.beta_c * local_bsz
         together = (grad**self.gamma + sync**self.gamma) ** (1.0 / self.gamma)
-        result = np.where(k == 1, self.alpha_1 + self.beta_1 * b, together)
-        return float(result) if result.ndim == 0 else result
+        return _pick(gpus == 1, self.alpha_1 + self.beta_1 * local_bsz, together)
+
+
+def _pick(condition: Any, yes: Num, no: Num) -> Num:
+    """``yes`` where ``condition`` holds, else ``no``: ``np.where`` written as arithmetic
+    so that plain floats stay plain floats (a job start asks with scalars, and numpy
+    costs ten times the formula there); both sides are finite (the fit bounds every
+    parameter at >= 0)."""
+    return condition * yes + (1 - condition) * no
 
 
 def profile_params(profile: MeasuredProfile) -> dict[str, float]:
@@ -137,6 +137,10 @@ class Application:
     """Validated batch -> gradient variance per epoch."""
     _memo: dict[float, np.ndarray] = field(default_factory=dict, repr=False)
     _by_nodes: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _ratio_memo: dict[tuple[int, float], tuple[list[int], np.ndarray]] = field(
+        default_factory=dict, repr=False)
+    """(nodes, local batch) -> measured shapes' GPUs and measured/fitted ratios: a job
+    start at an unmeasured shape asks for them, and local batches recur across jobs."""
 
     @property
     def min_batch(self) -> int:
@@ -229,9 +233,12 @@ class Application:
         return (1 - w) * low[0] + w * high[0], (1 - w) * low[1] + w * high[1]
 
     def _along_gpus(self, nodes: int, gpus: int, local_bsz: float) -> tuple[float, float]:
-        shapes = self._by_nodes[nodes]
-        ratios = np.array([self._measured_ratio(shape, local_bsz) for shape in shapes])
-        ks = [k for k, _ in shapes]
+        key = (nodes, local_bsz)
+        if key not in self._ratio_memo:
+            shapes = self._by_nodes[nodes]
+            self._ratio_memo[key] = ([k for k, _ in shapes], np.array(
+                [self._measured_ratio(shape, local_bsz) for shape in shapes]))
+        ks, ratios = self._ratio_memo[key]
         return float(np.interp(gpus, ks, ratios[:, 0])), float(np.interp(gpus, ks, ratios[:, 1]))
 
     def _measured_ratio(self, shape: tuple[int, int], local_bsz: float) -> tuple[float, float]:
