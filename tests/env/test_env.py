@@ -116,4 +116,4 @@ def test_levels_are_distinct_and_reach_the_job_maximum():
     env = MoldableEnv(jobs=[make_job(0, 0.0, 100.0, min_gpus=3, max_gpus=7)], cluster=Cluster(2, 4))
     env.reset()
     sizes = [int(g) for g in env.decision.gpus[0] if g]
-    assert sizes == [3, 4, 6, 7] and len(env.decision.gpus[0]) == LEVELS
+    assert sizes == [3, 4, 5, 6, 7] and len(env.decision.gpus[0]) == LEVELS
