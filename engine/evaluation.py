@@ -11,7 +11,9 @@ its per-workload values (paired: the same workloads for both policies).
 
 Oracles are left out of "best baseline": ``threshold-optimal`` picks its setting on the
 very workload it is scored on (a :class:`~engine.policies.tuned.TunedPolicy`), which no
-online scheduler can do.
+online scheduler can do. With ``ceiling`` each cell also runs :data:`CEILING`, drl's
+teachers with the best one picked in hindsight: where even that is behind the best
+baseline, the bar is beyond what the student's family of rules reaches there.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from engine.workload.models import offered_load
 
 CELLS_PATH = Path(__file__).with_name("data") / "evaluation_cells.toml"
 TARGET, REFERENCE, FLOOR = "drl", "threshold-optimal", "fifo-request"
+CEILING = "teachers-optimal"
 TOLERANCE = 0.03
 """How far ``drl`` may be behind a cell's best non-oracle baseline (the issue's bar)."""
 SOURCES = ("generated", "philly", "swf", "pollux")
@@ -82,6 +85,9 @@ class CellResult:
     margins: Mapping[str, tuple[float, float]]
     """Versus ``best_baseline``, ``FLOOR`` and ``REFERENCE``: (1 - drl mean / its mean,
     95% CI half-width of the per-workload margins)."""
+    ceiling: float | None = None
+    """1 - :data:`CEILING`'s mean / the best baseline's, when it ran: how far ahead of (or,
+    < 0, behind) the best baseline the teachers get with hindsight."""
 
     @property
     def holds(self) -> bool:
@@ -106,6 +112,7 @@ class CellResult:
             "margins": {k: {"mean": m, "ci95": h} for k, (m, h) in self.margins.items()},
             "holds": self.holds,
             "clearly_behind": self.clearly_behind,
+            "ceiling_vs_best_baseline": self.ceiling,
         }
 
 
@@ -227,8 +234,10 @@ def evaluate(
     executor: Executor | None = None,
     progress: Progress | None = None,
     skipped: Sequence[str] = (),
+    ceiling: bool = False,
 ) -> Matrix:
-    """Run every runnable policy on every cell, all runs in one executor map."""
+    """Run every runnable policy (and, with ``ceiling``, :data:`CEILING`) on every cell,
+    all runs in one executor map."""
     runnable: dict[Cluster, tuple[list[str], dict[str, str]]] = {}
     skipped_policies: dict[str, str] = {}
     for cell in cells:
@@ -241,7 +250,8 @@ def evaluate(
     found = [cell_workloads(c) for c in cells]
     resolved = resolve_all([(w, c.cluster, c.config) for c, (w, _) in zip(cells, found,
                                                                           strict=True)], executor)
-    comparisons = [Comparison(tuple(runnable[c.cluster][0]), w, c.cluster)
+    extra = (CEILING,) if ceiling else ()
+    comparisons = [Comparison((*runnable[c.cluster][0], *extra), w, c.cluster)
                    for c, w in zip(cells, resolved, strict=True)]
     tables = compare_all(comparisons, executor, progress)
     names = {name for c in comparisons for name in c.policies}
@@ -269,5 +279,6 @@ def _cell_result(cell: Cell, load: float, table: Any, oracles: set[str]) -> Cell
         policies=policies,
         best_baseline=best,
         margins={"best": margin(best), FLOOR: margin(FLOOR), REFERENCE: margin(REFERENCE)},
+        ceiling=1.0 - policies[CEILING][0] / policies[best][0] if CEILING in policies else None,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from engine.cli import main
 from engine.cluster import Cluster
 from engine.evaluation import (
+    CEILING,
     CELLS_PATH,
     FLOOR,
     REFERENCE,
@@ -23,7 +25,7 @@ from engine.evaluation import (
     window_starts,
 )
 from engine.heatmap import margin_heatmap
-from engine.workload import GeneratorConfig, generate
+from engine.workload import GeneratorConfig, generate, to_jobs
 
 TINY = """
 [[group]]
@@ -132,6 +134,28 @@ def test_a_tiny_matrix_compares_drl_with_every_baseline(tmp_path: Path):
     assert result.margins[FLOOR][0] == pytest.approx(1 - drl / result.policies[FLOOR][0])
 
 
+def test_the_ceiling_is_the_best_teacher_in_hindsight_and_never_a_baseline(tmp_path: Path):
+    from engine.drl.expert import SHARPNESS, ExpertPolicy
+    from engine.simulator import simulate
+
+    path = tmp_path / "cells.toml"
+    path.write_text(TINY)
+    cells, _ = read_cells(path)
+    (result,) = evaluate(cells, ceiling=True).cells
+    assert result.best_baseline != CEILING
+    cell = cells[0]
+    best_teacher = []
+    for seed in cell.seeds:
+        jobs = to_jobs(generate(replace(cell.config, seed=seed), cell.cluster), cell.cluster)
+        best_teacher.append(min(simulate(jobs, cell.cluster, ExpertPolicy(s)).summary.avg_jct
+                                for s in SHARPNESS))
+    assert result.policies[CEILING][0] == pytest.approx(sum(best_teacher) / len(best_teacher))
+    assert result.ceiling == pytest.approx(
+        1 - result.policies[CEILING][0] / result.policies[result.best_baseline][0])
+    (plain,) = evaluate(cells).cells
+    assert plain.ceiling is None and CEILING not in plain.policies
+
+
 def test_the_command_prints_the_matrix_and_writes_the_heatmap(tmp_path: Path, capsys):
     path, svg = tmp_path / "cells.toml", tmp_path / "m.svg"
     path.write_text(TINY)
@@ -140,6 +164,10 @@ def test_the_command_prints_the_matrix_and_writes_the_heatmap(tmp_path: Path, ca
                  "--backend", "serial"]) == 0
     out = capsys.readouterr().out
     assert "tiny: 1x8, load 0.9" in out and "mean margin vs threshold-optimal" in out
+    assert "ceiling vs best" not in out
+    assert main(["evaluate", "--cells", str(path), "--ceiling", "--backend", "serial"]) == 0
+    out = capsys.readouterr().out
+    assert "ceiling vs best" in out and f"cells where even {CEILING} is more than 3%" in out
     table = md.read_text().splitlines()
     assert table[0].startswith("| cell | load | `drl` (s)") and len(table) == 3
     assert table[2].startswith("| tiny: 1x8, load 0.9")

@@ -13,6 +13,7 @@ baseline beyond its CI.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, output_file, print_json
 from engine.drl.pretrained import update_card
 from engine.evaluation import (
+    CEILING,
     CELLS_PATH,
     FLOOR,
     REFERENCE,
@@ -48,6 +50,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="also write the matrix as a markdown table")
     parser.add_argument("--card", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="also write the matrix into the pretrained model card")
+    parser.add_argument("--ceiling", action="store_true",
+                        help=f"also run {CEILING} (drl's teachers, the best picked in "
+                             "hindsight) and print how far it gets against the best "
+                             "baseline: the cells whose bar is beyond the student's rules")
     add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print the matrix as JSON")
     parser.set_defaults(handler=run)
@@ -63,10 +69,9 @@ def run(args: argparse.Namespace) -> int:
 
         def progress(done: int, total: int) -> None:
             bar.total = total
-            bar.n = done
-            bar.refresh()
+            bar.update(done - bar.n)  # drawn at most every mininterval, not once per run
 
-        matrix = evaluate(cells, executor, progress, skipped)
+        matrix = evaluate(cells, executor, progress, skipped, ceiling=args.ceiling)
     if args.heatmap:
         with output_file(args.heatmap) as file:
             file.write(heatmap(matrix))
@@ -116,8 +121,13 @@ def format_matrix(matrix: Matrix) -> str:
     """One line per cell, then the headline and the cells that miss the bar."""
     lines = [f"{'cell':<58}{'load':>6}{'drl (s)':>10}  {'best baseline':<16}"
              + "".join(f"{title:>22}" for title in COLUMNS.values())]
+    ceiling = any(r.ceiling is not None for r in matrix.cells)
+    if ceiling:
+        lines[0] += f"{'ceiling vs best':>18}"
     for r in matrix.cells:
         margins = "".join(f"{_margin(*r.margins[key]):>22}" for key in COLUMNS)
+        if ceiling:
+            margins += f"{_margin(r.ceiling, math.nan):>18}" if r.ceiling is not None else ""
         mark = "" if r.holds else "  <- behind"
         lines.append(f"{r.cell.name:<58}{r.offered_load:>6.2f}{r.policies['drl'][0]:>10,.0f}  "
                      f"{r.best_baseline:<16}{margins}{mark}")
@@ -129,6 +139,12 @@ def format_matrix(matrix: Matrix) -> str:
     clearly = [r.cell.name for r in matrix.cells if r.clearly_behind]
     lines.append(f"cells where drl is behind the best baseline beyond its 95% CI: {len(clearly)}"
                  + (": " + "; ".join(clearly) if clearly else ""))
+    if ceiling:
+        capped = [f"{r.cell.name} ({r.ceiling:+.1%})" for r in matrix.cells
+                  if r.ceiling is not None and r.ceiling < -TOLERANCE]
+        lines.append(f"cells where even {CEILING} is more than {TOLERANCE:.0%} behind the "
+                     f"best baseline (the bar is beyond drl's teachers): {len(capped)}"
+                     + (": " + "; ".join(capped) if capped else ""))
     lines += [f"skipped {note}" for note in matrix.skipped]
     lines += [f"policy {name} did not run: {why}" for name, why in
               matrix.skipped_policies.items()]
