@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
@@ -55,6 +55,12 @@ RAY_CONNECT_S = 5.0
 CHUNKS_PER_WORKER = 32
 """Chunks per worker in a map: enough that the last chunk leaves little tail and progress
 moves, few enough that the per-chunk round trip (a few milliseconds) stays negligible."""
+
+STOP_GRACE_S = 0.5
+"""Seconds a map stopped early waits for the chunks a worker already holds before stopping
+that worker: their budgeted runs end within one budget check (``engine.budget.CHECK_S``)
+when the press gave way or its shared clock is spent, and a kept worker spares the next
+map a fresh one's start (a second or more on a busy machine)."""
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -240,7 +246,8 @@ class Executor:
         """``_chunks`` on this executor's worker processes (started if need be).
 
         A map stopped early (an error, a budget stop, the caller gone) cancels its queued
-        chunks and stops the workers still running its others, so they are free at once.
+        chunks and stops the workers still running its others after :data:`STOP_GRACE_S`,
+        so they are free at once.
         """
         if self._pool is None:
             self.start()
@@ -258,11 +265,14 @@ class Executor:
                     for future in as_completed(futures):
                         yield futures[future], future.result()
                 finally:
-                    if any(f.running() for f in futures):  # a worker holds some: only
-                        self._discard(pool)  # stopping it frees it (the rest fail with it)
-                    else:
-                        for future in futures:
-                            future.cancel()
+                    for future in futures:
+                        future.cancel()  # those still queued
+                    held = [f for f in futures if not f.done()]
+                    # a worker holds some: runs that check a budget end within a check (one
+                    # that gave way, or whose shared clock is spent); only stopping a worker
+                    # frees it from the others (the rest fail with it)
+                    if held and wait(held, timeout=STOP_GRACE_S).not_done:
+                        self._discard(pool)
         except BrokenProcessPool:
             self._discard(pool)
             raise
