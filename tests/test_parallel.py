@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from engine.budget import RunBudget, Yielded
 from engine.errors import LabError
 from engine.parallel import (
     PARALLEL_MIN_WORK,
@@ -171,3 +172,23 @@ def test_an_unreachable_ray_address_fails_fast_with_one_message(monkeypatch):
     with pytest.raises(BackendUnavailable, match=f"cannot reach the Ray cluster at .*:{port}"):
         Executor()
     assert time.monotonic() - started < 30  # ray.init alone retried for minutes
+
+
+def _gives_way(flag: str, task: int) -> int:
+    """Task 0 asks the map's runs to give way, as the server's line does, and every task's
+    run then stops at its budget's first check."""
+    if task == 0:
+        time.sleep(0.2)  # the pool hands the worker its next chunk meanwhile
+        open(flag, "w").close()
+    RunBudget(give_way=flag).meter("fifo-request")
+    return task
+
+
+def test_a_map_that_gives_way_keeps_its_worker(tmp_path):
+    """The chunk the worker already holds gives way too, so the worker is kept: the next
+    session's map does not wait for a fresh one to start."""
+    with Executor("local", workers=1, offload=True) as executor:
+        (before,) = executor.map(_pid, [0])
+        with pytest.raises(Yielded, match="gave way"):
+            executor.map(_gives_way, TASKS[:4], shared=str(tmp_path / "give-way"))
+        assert executor.map(_pid, [0]) == [before]
