@@ -7,12 +7,15 @@ all of them. Heavy work therefore takes a place in a line with a few slots: at m
 ``slots`` run at once, the others wait their turn and are told their position, and the
 light pages keep a core to themselves.
 
-First come, first served alone lets one long press (a valid upload that runs for
-minutes within its budget) hold everyone behind it. So a press that has held the line
-for its turn (:data:`TURN_S`) while others wait gives way: its runs stop at their next
-budget check (``engine.budget.Yielded``, through the turn's ``give_way`` file), what it
-finished is kept, and it rejoins the line at the back with a turn twice as long, so a
-short press never waits long behind a heavy one and a heavy one still ends.
+First come, first served alone lets one session's long presses (valid uploads that run
+for minutes within their budget, pressed again and again) hold everyone behind them. So
+the line shares itself by session: a running press whose session has held the line,
+over the last :data:`WINDOW_S`, :data:`TURN_S` longer than a session waiting behind it
+gives way. Its runs stop at their next budget check (``engine.budget.Yielded``, through the
+turn's ``give_way`` file), what it finished is kept, and it rejoins the line at the back,
+allowed twice the lead at its next turn so that a heavy press still ends. Presses of
+sessions that share the line evenly (a class pressing Run comparison together) keep
+first come, first served: giving way costs each a restart.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -36,10 +39,16 @@ from engine.budget import RunBudget, Yielded
 COMPARE_SLOTS = 1
 TRAIN_SLOTS = 1
 POLL_S = 0.5
-TURN_S = 1.0
-"""Seconds a press holds the line while others wait before it gives way, doubled at each
-of its later turns. A student's comparison (5 policies x 3 seeds) takes about 0.7 s, so it
-ends within its first turn; a press behind a heavy one waits about this long for it."""
+TURN_S = 3.0
+"""Seconds of line time a session may be ahead of one waiting behind it before its press
+gives way, doubled at each of that press's later turns: a student's comparison (5
+policies x 3 seeds) takes about 0.7 s, a few on a busy machine, so a class's presses do
+not interrupt each other, while a session that has pressed heavy runs again and again
+gives way at once."""
+WINDOW_S = 60.0
+"""How far back a session's line time counts: long enough to span a heavy session's
+presses and uploads, short enough that a student who ran something big a while ago is
+not held back."""
 
 T = TypeVar("T")
 _turns = itertools.count()
@@ -47,9 +56,12 @@ _turns = itertools.count()
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn of a press at the line: how long it may hold the line while others wait,
-    the file that asks its runs to give way, and the seconds its earlier turns held it."""
+    """One turn of a press at the line: whose it is, how far ahead of a waiting session
+    it may be before it gives way, the file that asks its runs to, and the seconds its
+    press's earlier turns held the line."""
 
+    who: Hashable
+    """The session it is for."""
     started: float
     """The line's clock when the turn began."""
     turn_s: float
@@ -63,8 +75,8 @@ class Turn:
 
 
 class Line:
-    """First come, first served, ``slots`` at a time, in turns; thread-safe, shared by
-    sessions. ``clock`` is for tests."""
+    """First come, first served, ``slots`` at a time, shared by session; thread-safe.
+    ``clock`` is for tests."""
 
     def __init__(self, slots: int, turn_s: float = TURN_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -72,8 +84,10 @@ class Line:
         self.turn_s = turn_s
         self._clock = clock
         self._cond = threading.Condition()
-        self._waiting: list[object] = []
+        self._waiting: list[tuple[object, Hashable]] = []
         self._running: list[Turn] = []
+        self._held: list[tuple[Hashable, float, float]] = []
+        """Ended turns within :data:`WINDOW_S`: who, start, end."""
 
     @property
     def busy(self) -> int:
@@ -81,15 +95,17 @@ class Line:
         with self._cond:
             return len(self._running) + len(self._waiting)
 
-    def run(self, work: Callable[[Turn], T], waiting: Callable[[int, bool], None]) -> T:
+    def run(self, work: Callable[[Turn], T], waiting: Callable[[int, bool], None],
+            who: Hashable = None) -> T:
         """``work(turn)`` in turns until it ends without giving way (``Yielded``), and its
         result; ``waiting(position, resumed)`` is called as in :meth:`turn`, ``resumed``
-        once the press has given way. Each turn rejoins the line at the back, twice as
-        long as the last; ``work`` must keep what it finishes to go on where it stopped."""
+        once the press has given way. Each turn rejoins the line at the back with twice
+        the lead of the last; ``work`` must keep what it finishes to go on where it
+        stopped."""
         turn_s, used, resumed = self.turn_s, 0.0, False
         while True:
             told = functools.partial(_told, waiting, resumed)
-            with self.turn(told, turn_s, used) as turn:
+            with self.turn(told, turn_s, used, who) as turn:
                 try:
                     return work(turn)
                 except Yielded:
@@ -98,33 +114,34 @@ class Line:
 
     @contextmanager
     def turn(self, waiting: Callable[[int], None], turn_s: float | None = None,
-             used: float = 0.0) -> Iterator[Turn]:
+             used: float = 0.0, who: Hashable = None) -> Iterator[Turn]:
         """Wait for a slot, calling ``waiting(position)`` (1: next) every poll, then run.
 
         ``waiting`` may raise (a Streamlit rerun, a Stop): the place is given up. While it
-        waits, a running turn past its ``turn_s`` is asked to give way.
+        waits, a running turn of a session ``turn_s`` ahead of ``who`` (the caller's
+        session; ``None``: a session of its own) is asked to give way.
         """
-        ticket = object()
+        place = (object(), object() if who is None else who)
         with self._cond:
-            self._waiting.append(ticket)
+            self._waiting.append(place)
         try:
             while True:
                 with self._cond:
-                    if self._waiting[0] is ticket and len(self._running) < self.slots:
+                    if self._waiting[0] is place and len(self._running) < self.slots:
                         self._waiting.pop(0)
-                        turn = Turn(self._clock(), turn_s or self.turn_s, _give_way_path(),
-                                    used)
+                        turn = Turn(place[1], self._clock(), turn_s or self.turn_s,
+                                    _give_way_path(), used)
                         self._running.append(turn)
                         break
-                    position = self._waiting.index(ticket) + 1
-                    pause = self._hurry()
+                    position = self._waiting.index(place) + 1
+                    pause = self._hurry(place[1])
                 waiting(position)
                 with self._cond:
                     self._cond.wait(pause)
         except BaseException:
             with self._cond:
-                if ticket in self._waiting:
-                    self._waiting.remove(ticket)
+                if place in self._waiting:
+                    self._waiting.remove(place)
                 self._cond.notify_all()
             raise
         try:
@@ -134,14 +151,23 @@ class Line:
                 os.unlink(turn.give_way)
             with self._cond:
                 self._running.remove(turn)
+                self._held.append((turn.who, turn.started, self._clock()))
                 self._cond.notify_all()
 
-    def _hurry(self) -> float:
-        """Ask every running turn past its length to give way (someone is waiting: the
-        caller); the seconds until the next one is due, at most :data:`POLL_S`."""
+    def _held_by(self, who: Hashable, now: float) -> float:
+        since = now - WINDOW_S
+        self._held = [h for h in self._held if h[2] > since]
+        spans = [(start, end) for whom, start, end in self._held if whom == who]
+        spans += [(t.started, now) for t in self._running if t.who == who]
+        return sum(end - max(start, since) for start, end in spans)
+
+    def _hurry(self, who: Hashable) -> float:
+        """Ask every running turn ``turn_s`` ahead of ``who`` (waiting: the caller) to give
+        way; the seconds until the next one would be due, at most :data:`POLL_S`."""
         now, pause = self._clock(), POLL_S
+        mine = self._held_by(who, now)
         for turn in self._running:
-            left = turn.started + turn.turn_s - now
+            left = turn.turn_s - (self._held_by(turn.who, now) - mine)
             if left <= 0:
                 open(turn.give_way, "a").close()
             else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -308,8 +309,9 @@ def progress_bar(label: str) -> Callable[[int, int], None]:
 
 def queued(line: Line, label: str, work: Callable[[Progress, RunBudget], T]) -> T:
     """``work(progress, budget)`` through the server-wide ``line``, held to
-    :data:`lab.runs.RUN_BUDGET`: the user's place while waiting, then a progress bar. If it
-    gives way to others' presses (``Line.run``), it is told so and goes on at its turn."""
+    :data:`lab.runs.RUN_BUDGET`, as this session's: the user's place while waiting, then a
+    progress bar. If it gives way to other sessions' presses (``Line.run``), it is told so
+    and goes on at its turn."""
     note, bar = st.empty(), st.empty()
 
     def waiting(position: int, resumed: bool) -> None:
@@ -327,7 +329,7 @@ def queued(line: Line, label: str, work: Callable[[Progress, RunBudget], T]) -> 
         with bar.container():
             return work(progress_bar(label), turn.budget(runs.RUN_BUDGET))
 
-    return line.run(take, waiting)
+    return line.run(take, waiting, st.session_state.setdefault("line_who", uuid.uuid4().hex))
 
 
 def skipped_note(skipped: dict[str, str]) -> None:

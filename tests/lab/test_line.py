@@ -10,7 +10,7 @@ import time
 import pytest
 
 from engine.budget import RunBudget, Yielded
-from lab.line import Line, Turn
+from lab.line import WINDOW_S, Line, Turn
 
 
 def test_one_slot_runs_one_at_a_time_in_arrival_order_and_tells_positions() -> None:
@@ -173,3 +173,27 @@ def test_a_press_that_gives_way_goes_on_after_those_waiting_with_a_longer_turn()
         time.time() - 1.5, abs=1)
     assert turns[1].budget(RunBudget()).give_way == turns[1].give_way
     assert line.busy == 0
+
+
+def test_sessions_that_share_the_line_evenly_do_not_interrupt_each_other() -> None:
+    """The rule is by session: a press gives way to a session it is a turn ahead of over
+    the window, not to one that has had its share; older line time no longer counts."""
+    clock = Clock()
+    line = Line(1, turn_s=1.0, clock=clock)
+    with line.turn(lambda p: None, who="a"):
+        clock.now = 4.0  # a's earlier press: 4 s
+    polls: list[str] = []
+
+    def wait_behind(who: str) -> None:
+        with line.turn(lambda p: polls.append(who), who=who):
+            pass
+
+    with line.turn(lambda p: None, who="b") as turn:
+        clock.now = 8.5  # b has held 4.5 s, a 4 s: within a turn of each other
+        waiter = threading.Thread(target=wait_behind, args=("a",))
+        waiter.start()
+        assert until(lambda: polls.count("a") >= 3)
+        assert not os.path.exists(turn.give_way)
+        clock.now = 4.0 + WINDOW_S + 0.5  # a's 4 s are out of the window, b's turn is not
+        assert until(lambda: os.path.exists(turn.give_way))
+    waiter.join(5)
