@@ -80,7 +80,8 @@ def pair_outcomes(
     gave way to others, ``engine.budget.Yielded``) keeps what it finished."""
     work = sum(len(workloads[seed]) for seed, _ in pairs)
     with borrowed(executor) as pool:
-        yield from pool.completed(_pair, pairs, shared=(workloads, cluster, budget), work=work)
+        yield from pool.completed(_pair, pairs, shared=(workloads, cluster, budget), work=work,
+                                  give_way=None if budget is None else budget.give_way)
 
 
 def attempt(run: Callable[..., SimulationResult], *args: Any) -> SimulationResult | str:

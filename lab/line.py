@@ -1,5 +1,5 @@
 """A server-wide line for heavy work (Compare sweeps, Home's "Your workload", training
-runs): first come, first served, in turns.
+runs), shared fairly between sessions.
 
 One server serves a whole class on two cores. If thirty students press Run comparison
 together, thirty sweeps share the CPU and every page, light ones included, waits for
@@ -9,13 +9,14 @@ light pages keep a core to themselves.
 
 First come, first served alone lets one session's long presses (valid uploads that run
 for minutes within their budget, pressed again and again) hold everyone behind them. So
-the line shares itself by session: a running press whose session has held the line,
-over the last :data:`WINDOW_S`, :data:`TURN_S` longer than a session waiting behind it
-gives way. Its runs stop at their next budget check (``engine.budget.Yielded``, through the
-turn's ``give_way`` file), what it finished is kept, and it rejoins the line at the back,
-allowed twice the lead at its next turn so that a heavy press still ends. Presses of
-sessions that share the line evenly (a class pressing Run comparison together) keep
-first come, first served: giving way costs each a restart.
+the line shares itself by session, by the line time each has held over the last
+:data:`WINDOW_S`: a free slot goes to the waiting session that has held it least (first
+come, first served among equals), and a running press whose session is :data:`TURN_S`
+ahead of a waiting one gives way. Its runs stop at their next budget check
+(``engine.budget.Yielded``, through the turn's ``give_way`` file), what it finished is
+kept, and it waits again, allowed twice the lead at its next turn so that a heavy press
+still ends. Sessions that share the line evenly (a class pressing Run comparison
+together) keep first come, first served, since giving way costs a press a restart.
 """
 
 from __future__ import annotations
@@ -39,12 +40,12 @@ from engine.budget import RunBudget, Yielded
 COMPARE_SLOTS = 1
 TRAIN_SLOTS = 1
 POLL_S = 0.5
-TURN_S = 3.0
+TURN_S = 5.0
 """Seconds of line time a session may be ahead of one waiting behind it before its press
 gives way, doubled at each of that press's later turns: a student's comparison (5
-policies x 3 seeds) takes about 0.7 s, a few on a busy machine, so a class's presses do
-not interrupt each other, while a session that has pressed heavy runs again and again
-gives way at once."""
+policies x 3 seeds) takes about 0.7 s, 3 s on a machine busy with other work, so a
+class's presses do not interrupt each other, while a session that has pressed heavy runs
+again and again gives way at once."""
 WINDOW_S = 60.0
 """How far back a session's line time counts: long enough to span a heavy session's
 presses and uploads, short enough that a student who ran something big a while ago is
@@ -75,8 +76,8 @@ class Turn:
 
 
 class Line:
-    """First come, first served, ``slots`` at a time, shared by session; thread-safe.
-    ``clock`` is for tests."""
+    """``slots`` at a time, least line time first, then first come, first served; shared by
+    session, thread-safe. ``clock`` is for tests."""
 
     def __init__(self, slots: int, turn_s: float = TURN_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -99,9 +100,8 @@ class Line:
             who: Hashable = None) -> T:
         """``work(turn)`` in turns until it ends without giving way (``Yielded``), and its
         result; ``waiting(position, resumed)`` is called as in :meth:`turn`, ``resumed``
-        once the press has given way. Each turn rejoins the line at the back with twice
-        the lead of the last; ``work`` must keep what it finishes to go on where it
-        stopped."""
+        once the press has given way. Each turn rejoins the line with twice the lead of
+        the last; ``work`` must keep what it finishes to go on where it stopped."""
         turn_s, used, resumed = self.turn_s, 0.0, False
         while True:
             told = functools.partial(_told, waiting, resumed)
@@ -117,9 +117,12 @@ class Line:
              used: float = 0.0, who: Hashable = None) -> Iterator[Turn]:
         """Wait for a slot, calling ``waiting(position)`` (1: next) every poll, then run.
 
-        ``waiting`` may raise (a Streamlit rerun, a Stop): the place is given up. While it
-        waits, a running turn of a session ``turn_s`` ahead of ``who`` (the caller's
-        session; ``None``: a session of its own) is asked to give way.
+        The slot goes to the waiting session that has held the line least over the last
+        :data:`WINDOW_S` (first come, first served among equals), so a press that gave way
+        goes on before the heavier session it gave way to. ``waiting`` may raise (a
+        Streamlit rerun, a Stop): the place is given up. While it waits, a running turn
+        of a session ``turn_s`` ahead of ``who`` (the caller's session; ``None``: a session
+        of its own) is asked to give way.
         """
         place = (object(), object() if who is None else who)
         with self._cond:
@@ -127,13 +130,16 @@ class Line:
         try:
             while True:
                 with self._cond:
-                    if self._waiting[0] is place and len(self._running) < self.slots:
-                        self._waiting.pop(0)
-                        turn = Turn(place[1], self._clock(), turn_s or self.turn_s,
-                                    _give_way_path(), used)
+                    now = self._clock()
+                    order = sorted(self._waiting, key=lambda p: self._held_by(p[1], now))
+                    if order[0] is place and len(self._running) < self.slots:
+                        self._waiting.remove(place)
+                        turn = Turn(place[1], now, turn_s or self.turn_s, _give_way_path(),
+                                    used)
                         self._running.append(turn)
+                        self._cond.notify_all()  # the others' next turn to hurry is this one
                         break
-                    position = self._waiting.index(place) + 1
+                    position = order.index(place) + 1
                     pause = self._hurry(place[1])
                 waiting(position)
                 with self._cond:
@@ -196,3 +202,4 @@ def train_line() -> Line:
     """The line every session's training runs join; a training run has no budget to give
     way through (its Stop button ends it), so its turn has no end."""
     return Line(TRAIN_SLOTS, turn_s=math.inf)
+

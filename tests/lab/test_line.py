@@ -197,3 +197,28 @@ def test_sessions_that_share_the_line_evenly_do_not_interrupt_each_other() -> No
         clock.now = 4.0 + WINDOW_S + 0.5  # a's 4 s are out of the window, b's turn is not
         assert until(lambda: os.path.exists(turn.give_way))
     waiter.join(5)
+
+
+def test_a_free_slot_goes_to_the_session_that_has_held_the_line_least() -> None:
+    """Whatever the order they came in: the heavy session waits behind the light one."""
+    clock = Clock()
+    line = Line(1, turn_s=100.0, clock=clock)
+    with line.turn(lambda p: None, who="heavy"):
+        clock.now = 10.0
+    order: list[str] = []
+    polls: dict[str, list[int]] = {"heavy": [], "light": []}
+
+    def wait_behind(who: str) -> None:
+        with line.turn(polls[who].append, who=who):
+            order.append(who)
+
+    with line.turn(lambda p: None, who="other"):
+        waiters = []
+        for who in ("heavy", "light"):
+            waiters.append(threading.Thread(target=wait_behind, args=(who,)))
+            waiters[-1].start()
+            assert until(lambda w=who: len(polls[w]) >= 1)
+        assert until(lambda: polls["light"][-1] == 1 and polls["heavy"][-1] == 2)
+    for waiter in waiters:
+        waiter.join(5)
+    assert order == ["light", "heavy"]
