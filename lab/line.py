@@ -153,10 +153,10 @@ class Line:
         try:
             yield turn
         finally:
-            with suppress(FileNotFoundError):
-                os.unlink(turn.give_way)
-            with self._cond:
+            with self._cond:  # once it is not running, no waiter creates its file again
                 self._running.remove(turn)
+                with suppress(FileNotFoundError):
+                    os.unlink(turn.give_way)
                 self._held.append((turn.who, turn.started, self._clock()))
                 self._cond.notify_all()
 
@@ -182,6 +182,7 @@ class Line:
 
 
 def _told(waiting: Callable[[int, bool], None], resumed: bool, position: int) -> None:
+    """``waiting`` as :meth:`Line.turn` calls it, with whether this press has given way."""
     waiting(position, resumed)
 
 
