@@ -48,8 +48,10 @@ with policies_tab:
                               on_change=chosen_changed, wrap=True)
     every.button("All policies", key="cmp_all", on_click=runs.choose_all)
     if run.button("Run comparison", type="primary", key="cmp_run", disabled=not chosen):
-        with ui.inline_errors(), ui.queued(line.compare_line(), "Simulating…") as progress:
-            st.session_state["comparison"] = runs.compare_runs(chosen, first, seeds, progress)
+        with ui.inline_errors():
+            st.session_state["comparison"] = ui.queued(
+                line.compare_line(), "Simulating…",
+                lambda progress, budget: runs.compare_runs(chosen, first, seeds, progress, budget))
 
     done = st.session_state.get("comparison")
     if done is not None:
@@ -123,8 +125,10 @@ with modes_tab:
     st.caption("Candidates. " + " ".join(
         f"{mode}: {', '.join(f'`{n}`' for n in names)}." for mode, names in MODE_POLICIES.items()))
     if st.button("Run job modes", type="primary", key="cmp_modes_run"):
-        with ui.inline_errors(), ui.queued(line.compare_line(), "Simulating…") as progress:
-            st.session_state["modes"] = runs.compare_modes(first, seeds, progress)
+        with ui.inline_errors():
+            st.session_state["modes"] = ui.queued(
+                line.compare_line(), "Simulating…",
+                lambda progress, budget: runs.compare_modes(first, seeds, progress, budget))
     done_modes = st.session_state.get("modes")
     if done_modes is not None:
         mode_table, left_out = done_modes

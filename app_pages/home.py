@@ -7,7 +7,7 @@ import math
 import streamlit as st
 
 from engine.units import TimeUnit, unit_for
-from lab import app, figures, line, runs, scenarios, state, tour, ui
+from lab import app, figures, line, scenarios, state, tour, ui
 
 st.title("Moldable Lab")
 tour.show(app.pages_dir())
@@ -63,9 +63,10 @@ if st.session_state.get("home_ran"):
     with yours, ui.inline_errors():
         result = scenarios.known(key)
         if result is None:  # nobody on this server has computed these settings yet
-            with ui.queued(line.compare_line(), "Scheduling your workload…") as progress:
-                result = scenarios.known(key) or scenarios.keep(
-                    key, scenarios.compute(scenario, progress, runs.RUN_BUDGET.start()))
+            result = ui.queued(
+                line.compare_line(), "Scheduling your workload…",
+                lambda progress, budget: scenarios.known(key) or scenarios.keep(
+                    key, scenarios.compute(scenario, progress, budget)))
 by_policy = None if result is None else result.summary.set_index("policy")
 shown = [o.drl_jct for o in named] + (
     [] if by_policy is None else by_policy["avg_jct_mean"].tolist())

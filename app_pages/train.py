@@ -158,10 +158,12 @@ if run is not None and not run.running:
                            f"{name}.pt", "application/octet-stream", on_click="ignore")
         if st.button("Evaluate against the baselines on the active workload",
                      key="train_evaluate"):
-            with ui.inline_errors(), ui.queued(line.compare_line(), "Evaluating…") as progress:
+            with ui.inline_errors():
                 seed = state.seed()
-                results, skipped = runs.compare_runs(
-                    [name, "drl", *runs.baseline_names()], seed, 1, progress)
+                results, skipped = ui.queued(
+                    line.compare_line(), "Evaluating…",
+                    lambda progress, budget: runs.compare_runs(
+                        [name, "drl", *runs.baseline_names()], seed, 1, progress, budget))
                 st.session_state["train_eval"] = (
                     pd.Series({p: r.summary.avg_jct for p, r in results[seed].items()}),
                     skipped,

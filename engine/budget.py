@@ -7,6 +7,10 @@ every session's comparisons wait in. So the app hands each run a :class:`RunBudg
 simulator checks it every :data:`CHECK_EVERY` event times (a few microseconds per check,
 nothing per event) and ends the run with :class:`BudgetExceeded`, one message naming the
 limit, its value and what to do instead.
+
+A server's line can also take a turn back: a budget may name a :attr:`RunBudget.give_way`
+file, and once that file exists every run under the budget stops at its next check with
+:class:`Yielded`, in whichever process it runs, so the press behind it can go first.
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ class BudgetExceeded(LabError):
     """A run went past its :class:`RunBudget`; the message says which limit and what to do."""
 
 
+class Yielded(BudgetExceeded):
+    """A run gave way: its :attr:`RunBudget.give_way` file appeared (others are waiting for
+    the machine). A budget stop, so it ends the whole press like one; whoever made the
+    file runs the press again at its next turn."""
+
+
 @dataclass(frozen=True)
 class RunBudget:
     """What one run may use; ``None`` leaves that dimension unlimited.
@@ -55,6 +65,10 @@ class RunBudget:
     """What to do instead, ending the message."""
     started: float | None = None
     """``time.time()`` of :meth:`start`: an epoch, so worker processes read the same clock."""
+    give_way: str | None = None
+    """A file whose existence stops every run under this budget with :class:`Yielded`: a
+    path rather than an event, so that it reaches worker processes with the budget and
+    costs a ``stat`` per check."""
 
     def __post_init__(self) -> None:
         for name in ("events", "span", "wall_s", "memory_mb"):
@@ -62,9 +76,10 @@ class RunBudget:
             if value is not None and not value > 0:
                 raise ValueError(f"a run budget's {name} must be positive, got {value}")
 
-    def start(self) -> RunBudget:
-        """This budget with its wall clock started now, for every run made under it."""
-        return replace(self, started=time.time())
+    def start(self, used: float = 0.0) -> RunBudget:
+        """This budget with its wall clock started now, for every run made under it;
+        ``used`` seconds are already spent (a press's earlier turns at a shared line)."""
+        return replace(self, started=time.time() - used)
 
     def meter(self, policy: str) -> Meter:
         """A fresh account of one run of ``policy`` against this budget."""
@@ -87,6 +102,7 @@ class Meter:
         self.deadline = math.inf if budget.wall_s is None else start + budget.wall_s
         if time.time() > self.deadline:
             self._stop(f"{budget.wall_s:g} s of computing")
+        self._give_way()
         self.base_mb = resident_mb() if budget.memory_mb is not None else 0.0
         # event times to the next check: fewer for a budget of fewer events
         self.every = min(FIRST_CHECK, budget.events or FIRST_CHECK)
@@ -105,12 +121,18 @@ class Meter:
             self._stop(f"{budget.wall_s:g} s of computing")
         if budget.memory_mb is not None and resident_mb() - self.base_mb > budget.memory_mb:
             self._stop(f"{budget.memory_mb:,.0f} MB of memory per run")
+        self._give_way()
         clock = time.monotonic()
         took, self.checked = clock - self.checked, clock
         pace = self.every * CHECK_S / took if took > 0 else CHECK_EVERY
         self.every = max(1, min(CHECK_EVERY, int(pace)))
         if budget.events is not None:  # never step past the event budget between checks
             self.every = min(self.every, max(1, budget.events - events))
+
+    def _give_way(self) -> None:
+        if self.budget.give_way is not None and os.path.exists(self.budget.give_way):
+            raise Yielded(f"the run of {self.policy} gave way to other sessions' runs waiting "
+                          "at this server; it goes on at its next turn")
 
     def _stop(self, limit: str) -> None:
         raise BudgetExceeded(

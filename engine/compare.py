@@ -126,8 +126,9 @@ def compare_all(
     work = sum(len(comparisons[run.table].workloads[run.key]) for run in runs)
     shared = ([(c.workloads, c.cluster) for c in comparisons], budget)
     with borrowed(executor) as pool:
-        summaries = dict(zip(runs, pool.map(_summary, runs, shared=shared, work=work,
-                                            progress=progress), strict=True))
+        summaries = dict(zip(runs, pool.map(
+            _summary, runs, shared=shared, work=work, progress=progress,
+            give_way=None if budget is None else budget.give_way), strict=True))
     return [_tabulate(c, plan, summaries, tuned)
             for c, plan in zip(comparisons, plans, strict=True)]
 

@@ -112,7 +112,8 @@ def mode_runs(
              for name in names]
     work = sum(len(workloads[task.seed]) for task in tasks)
     with borrowed(executor) as pool:
-        outcomes = pool.map(_run, tasks, shared=shared, work=work, progress=progress)
+        outcomes = pool.map(_run, tasks, shared=shared, work=work, progress=progress,
+                            give_way=None if budget is None else budget.give_way)
     rows = [{"mode": task.mode, "policy": task.policy, "seed": task.seed,
              **{m: getattr(out.summary, m) for m in METRICS},
              "resizes": out.resizes, "preemptions": out.preemptions,

@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
@@ -55,6 +55,12 @@ RAY_CONNECT_S = 5.0
 CHUNKS_PER_WORKER = 32
 """Chunks per worker in a map: enough that the last chunk leaves little tail and progress
 moves, few enough that the per-chunk round trip (a few milliseconds) stays negligible."""
+
+STOP_GRACE_S = 0.5
+"""Seconds a map stopped early waits for the chunks a worker already holds before stopping
+that worker: their budgeted runs end within one budget check (``engine.budget.CHECK_S``)
+when the press gave way or its shared clock is spent, and a kept worker spares the next
+map a fresh one's start (a second or more on a busy machine)."""
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -118,6 +124,7 @@ class Executor:
         self._asked = workers
         self.offload = offload
         self._pool: ProcessPoolExecutor | None = None
+        self._modules: tuple[str, ...] = ()
         self._ray: Any = None
         self._owns_ray = False
         self._calls = itertools.count()
@@ -152,7 +159,9 @@ class Executor:
 
     def start(self, *modules: str) -> Executor:
         """Start ``local``'s workers now, importing ``modules`` in each, so their start-up
-        overlaps the caller's own preparation; only for maps known to be big."""
+        overlaps the caller's own preparation; only for maps known to be big. Workers
+        started to replace stopped ones import the same modules."""
+        self._modules = modules or self._modules
         if self.backend == "local" and self._pool is None and (self.workers > 1 or self.offload):
             context = _start_method()
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
@@ -169,37 +178,44 @@ class Executor:
         shared: Any = None,
         work: float | None = None,
         progress: Progress | None = None,
+        give_way: str | None = None,
     ) -> list[R]:
         """``[fn(shared, task) for task in tasks]``, computed on this backend.
 
         ``work`` (simulated jobs) lets ``local`` keep a small map in-process;
-        ``progress(done, total)`` is called as tasks finish.
+        ``progress(done, total)`` is called as tasks finish. ``give_way`` is the file the
+        tasks' run budgets give way to (``engine.budget.RunBudget.give_way``): a map that
+        ends early creates it, so the chunks its workers already hold end within a budget
+        check and the workers are kept.
         """
         total = len(tasks)
         results: list[Any] = [None] * total
         if progress is not None:
             progress(0, total)
-        for done, (index, value) in enumerate(self.completed(fn, tasks, shared=shared,
-                                                             work=work), 1):
+        for done, (index, value) in enumerate(self.completed(
+                fn, tasks, shared=shared, work=work, give_way=give_way), 1):
             results[index] = value
             if progress is not None:
                 progress(done, total)
         return results
 
     def completed(
-        self, fn: Task, tasks: Sequence[T], *, shared: Any = None, work: float | None = None
+        self, fn: Task, tasks: Sequence[T], *, shared: Any = None, work: float | None = None,
+        give_way: str | None = None,
     ) -> Iterator[tuple[int, R]]:
-        """``(index, fn(shared, tasks[index]))`` for every task, as tasks finish."""
+        """``(index, fn(shared, tasks[index]))`` for every task, as tasks finish (``work``
+        and ``give_way`` as in :meth:`map`)."""
         if self.in_process(len(tasks), work):
             for index, task in enumerate(tasks):
                 yield index, fn(shared, task)
             return
         chunks = _strided(len(tasks), min(len(tasks), self.workers * CHUNKS_PER_WORKER))
-        for indices, values in self._chunks(fn, tasks, shared, chunks):
+        for indices, values in self._chunks(fn, tasks, shared, chunks, give_way):
             yield from zip(indices, values, strict=True)
 
     def _chunks(
-        self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]]
+        self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]],
+        give_way: str | None,
     ) -> Iterator[tuple[list[int], list[Any]]]:
         """Each chunk's task indices and results, as chunks finish."""
         if self.backend == "ray":
@@ -221,7 +237,8 @@ class Executor:
         remaining = list(chunks)
         for retried in (False, True):
             try:
-                for indices, values in self._local_chunks(fn, tasks, shared, remaining):
+                for indices, values in self._local_chunks(fn, tasks, shared, remaining,
+                                                          give_way):
                     remaining.remove(indices)
                     yield indices, values
                 return
@@ -235,12 +252,14 @@ class Executor:
                     ) from None
 
     def _local_chunks(
-        self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]]
+        self, fn: Task, tasks: Sequence[Any], shared: Any, chunks: list[list[int]],
+        give_way: str | None,
     ) -> Iterator[tuple[list[int], list[Any]]]:
         """``_chunks`` on this executor's worker processes (started if need be).
 
         A map stopped early (an error, a budget stop, the caller gone) cancels its queued
-        chunks and stops the workers still running its others, so they are free at once.
+        chunks, creates ``give_way``, and stops the workers still running its others after
+        :data:`STOP_GRACE_S`, so they are free at once.
         """
         if self._pool is None:
             self.start()
@@ -258,23 +277,30 @@ class Executor:
                     for future in as_completed(futures):
                         yield futures[future], future.result()
                 finally:
-                    if any(f.running() for f in futures):  # a worker holds some: only
-                        self._discard(pool)  # stopping it frees it (the rest fail with it)
-                    else:
-                        for future in futures:
-                            future.cancel()
+                    for future in futures:
+                        future.cancel()  # those still queued
+                    held = [f for f in futures if not f.done()]
+                    if held and give_way is not None:  # ask their runs to end at a check
+                        open(give_way, "a").close()
+                    # runs that check a budget end within a check (given way, or their shared
+                    # clock spent); only stopping a worker frees it from the others (the
+                    # rest fail with it)
+                    if held and wait(held, timeout=STOP_GRACE_S).not_done:
+                        self._discard(pool)
         except BrokenProcessPool:
             self._discard(pool)
             raise
 
     def _discard(self, pool: ProcessPoolExecutor) -> None:
-        """Stop ``pool``'s workers now, whatever they are running, and let it go: the next
-        map starts a fresh pool."""
-        if self._pool is pool:
-            self._pool = None
+        """Stop ``pool``'s workers now, whatever they are running, and start fresh ones, so
+        that their start-up (seconds on a busy machine) overlaps what comes before the
+        next map rather than delaying it."""
         for process in list((pool._processes or {}).values()):  # public only from 3.14
             process.kill()
         pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is pool:
+            self._pool = None
+            self.start()
 
     def close(self) -> None:
         """Stop the workers, and the Ray connection this executor opened (not one it found)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -57,10 +57,31 @@ def run_pairs(
     ``engine.compare.compare`` is the table-only version. A run past ``budget`` ends the
     whole map with its ``BudgetExceeded``: one message, not one per policy.
     """
+    results: list[Any] = [None] * len(pairs)
+    if progress is not None:
+        progress(0, len(pairs))
+    for done, (index, outcome) in enumerate(
+            pair_outcomes(pairs, workloads, cluster, executor, budget), 1):
+        results[index] = outcome
+        if progress is not None:
+            progress(done, len(pairs))
+    return results
+
+
+def pair_outcomes(
+    pairs: Sequence[tuple[int, str]],
+    workloads: Mapping[int, Sequence[Job]],
+    cluster: Cluster,
+    executor: Executor | None = None,
+    budget: RunBudget | None = None,
+) -> Iterator[tuple[int, SimulationResult | str]]:
+    """:func:`run_pairs`' outcomes as they finish, each with its index in ``pairs``: a
+    caller can keep every run the moment it ends, so a press stopped midway (one that
+    gave way to others, ``engine.budget.Yielded``) keeps what it finished."""
     work = sum(len(workloads[seed]) for seed, _ in pairs)
     with borrowed(executor) as pool:
-        return pool.map(_pair, pairs, shared=(workloads, cluster, budget), work=work,
-                        progress=progress)
+        yield from pool.completed(_pair, pairs, shared=(workloads, cluster, budget), work=work,
+                                  give_way=None if budget is None else budget.give_way)
 
 
 def attempt(run: Callable[..., SimulationResult], *args: Any) -> SimulationResult | str:

@@ -28,7 +28,7 @@ from engine.parallel import Executor, cores, default_backend, describe_backend
 from engine.policies import POLICIES, Policy, make_policy
 from engine.policies.drl import DrlPolicy
 from engine.policies.tuned import TunedPolicy
-from engine.run import attempt, run_pairs, run_policy
+from engine.run import attempt, pair_outcomes, run_policy
 from engine.simulator import SimulationResult, simulate
 from engine.workload import generate, to_jobs
 from engine.workload.schema import YEAR
@@ -175,17 +175,19 @@ def seed_workloads(first: int, count: int) -> dict[int, tuple[tuple, list[Job]]]
 
 
 def compare_runs(
-    names: Sequence[str], first: int, count: int, progress: Callable[[int, int], None]
+    names: Sequence[str], first: int, count: int, progress: Callable[[int, int], None],
+    budget: RunBudget,
 ) -> tuple[dict[int, dict[str, SimulationResult]], dict[str, str]]:
     """Every policy on every seed's workload: ``{seed: {policy: result}}``.
 
     Stored runs are taken as they are; the other registry runs are one executor map,
-    and a session's trained policies (torch weights of this session) run here after it.
+    each stored as it ends (a press that gives way keeps them for its next turn), and a
+    session's trained policies (torch weights of this session) run here after it.
     A policy that cannot run (e.g. ``drl`` without its weights file) is left out and
     reported in the second value, ``{policy: why}``, so the others are still compared.
-    All runs share one :data:`RUN_BUDGET`; past it, ``BudgetExceeded`` ends them all.
+    All runs share one ``budget`` (:data:`RUN_BUDGET`, started); past it,
+    ``BudgetExceeded`` ends them all.
     """
-    budget = RUN_BUDGET.start()
     workloads = seed_workloads(first, count)
     skipped: dict[str, str] = {}
     if "drl" in names:
@@ -203,15 +205,15 @@ def compare_runs(
     progress(base, total)
     missing = [(seed, name) for seed, name in pairs
                if (seed, name) not in found and name not in trained()]
-    made: list[SimulationResult | str] = []
     if missing:  # an executor may connect somewhere (Ray): only when there is work
-        made = run_pairs(missing, {seed: jobs for seed, (_, jobs) in workloads.items()},
-                         state.cluster(), executor(), lambda done, _: progress(base + done, total),
-                         budget)
-    for (seed, name), result in zip(missing, made, strict=True):
-        found[seed, name] = result
-        if isinstance(result, SimulationResult):
-            _stored(_run_key(name, workloads[seed][0], seed), result)
+        for index, result in pair_outcomes(
+                missing, {seed: jobs for seed, (_, jobs) in workloads.items()},
+                state.cluster(), executor(), budget):
+            seed, name = missing[index]
+            found[seed, name] = result
+            if isinstance(result, SimulationResult):
+                _stored(_run_key(name, workloads[seed][0], seed), result)
+            progress(len(found), total)
     for seed, name in pairs:
         if name in trained():
             found[seed, name] = attempt(run_on, name, *workloads[seed], seed, budget)
@@ -252,10 +254,11 @@ def _workers() -> int:
 
 
 def compare_modes(
-    first: int, count: int, progress: Callable[[int, int], None]
+    first: int, count: int, progress: Callable[[int, int], None], budget: RunBudget
 ) -> tuple[pd.DataFrame, dict[str, str]]:
     """The active workload as rigid, moldable and malleable jobs over ``count`` seeds:
-    ``engine.modes.mode_runs``'s table (stored server-wide), and the candidates left out.
+    ``engine.modes.mode_runs``'s table (stored server-wide), and the candidates left out;
+    every run held to ``budget`` (:data:`RUN_BUDGET`, started).
     """
     workloads = seed_workloads(first, count)
     cluster = state.cluster()
@@ -271,6 +274,5 @@ def compare_modes(
     except _NotStored:
         pass
     table = mode_runs(plan, {seed: jobs for seed, (_, jobs) in workloads.items()},
-                      cluster, executor=executor(), progress=progress,
-                      budget=RUN_BUDGET.start())
+                      cluster, executor=executor(), progress=progress, budget=budget)
     return _stored(key, table), skipped

@@ -18,6 +18,7 @@ import streamlit as st
 
 from engine.cluster import Cluster
 from engine.job import MODES, Job
+from engine.parallel import Executor
 from engine.policies import ELASTIC_POLICIES, POLICIES
 from engine.speedup import MODEL_NAMES
 from engine.workload import (
@@ -25,10 +26,10 @@ from engine.workload import (
     Workload,
     WorkloadError,
     generate,
-    load_workload,
     to_jobs,
 )
 from engine.workload.generator import ARRIVALS, BATCH_RULES, REQUEST_RULES, SIZE_DISTRIBUTIONS
+from engine.workload.load import load_task
 from engine.workload.sniff import sniff
 from engine.workload.validate import cluster_problems
 from lab.uploads import KEY, UploadStore
@@ -323,18 +324,26 @@ def try_load(
     ``label``) and the error become :func:`last_load`.
     """
     attempt = label if attempt is None else attempt
+    options = {"fmt": fmt, "cluster": cluster(), "max_rows": MAX_UPLOAD_ROWS, "name": name,
+               "row_limit_hint": "the app's limit, to keep every page interactive; simulate "
+               "bigger files with `python -m engine simulate --workload FILE`"}
     try:
-        loaded = load_workload(
-            source, fmt=fmt, cluster=cluster(), max_rows=MAX_UPLOAD_ROWS, name=name,
-            row_limit_hint="the app's limit, to keep every page interactive; simulate bigger "
-            "files with `python -m engine simulate --workload FILE`",
-        )
+        (loaded,) = reader().map(load_task, [source], shared=options)
     except WorkloadError as error:
         st.session_state["last_load"] = (attempt, error)
         return error
     use_loaded(loaded, label)
     st.session_state["last_load"] = (attempt, None)
     return None
+
+
+@st.cache_resource(show_spinner=False)
+def reader() -> Executor:
+    """The server's one worker process for reading uploads and imports: a 45 MB upload
+    takes about 2 s and 480 MB to parse, which in the server process would hold every
+    session's pages (their one interpreter lock) and stay in its memory. Not the heavy
+    runs' worker, so an upload never waits behind a comparison."""
+    return Executor("local", workers=1, offload=True).start("engine.workload.load")
 
 
 def last_load() -> tuple[Hashable, WorkloadError | None] | None:

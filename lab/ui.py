@@ -5,21 +5,26 @@ from __future__ import annotations
 import json
 import math
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine.budget import RunBudget
 from engine.errors import USER_ERRORS, describe
+from engine.parallel import Progress
 from engine.workload import WorkloadError
-from lab import state
+from lab import runs, state
 from lab.figures import INK, duration, label
-from lab.line import Line
+from lab.line import Line, Turn
 from lab.plain import plain
 from lab.scenarios import TIE, Change
+
+T = TypeVar("T")
 
 SHOWN_INLINE = 8
 """Problems spelt out in the error box; the full list is in the table under it."""
@@ -302,20 +307,29 @@ def progress_bar(label: str) -> Callable[[int, int], None]:
     return update
 
 
-@contextmanager
-def queued(line: Line, label: str) -> Iterator[Callable[[int, int], None]]:
-    """Heavy work through the server-wide ``line``: the user's place while waiting, then a
-    progress bar (the ``progress(done, total)`` callback the block receives)."""
-    note = st.empty()
+def queued(line: Line, label: str, work: Callable[[Progress, RunBudget], T]) -> T:
+    """``work(progress, budget)`` through the server-wide ``line``, held to
+    :data:`lab.runs.RUN_BUDGET`, as this session's: the user's place while waiting, then a
+    progress bar. If it gives way to other sessions' presses (``Line.run``), it is told so
+    and goes on at its turn."""
+    note, bar = st.empty(), st.empty()
 
-    def waiting(position: int) -> None:
+    def waiting(position: int, resumed: bool) -> None:
         ahead = "you are next" if position == 1 else f"number {position} in line"
-        note.info(f"{label} Waiting for the shared simulator: {ahead}. Other students' "
-                  "runs go first; this keeps every page quick.")
+        if resumed:
+            note.info(f"{label} Your run gave way to other students' runs after its turn on "
+                      f"the shared simulator; what it finished is kept, and it goes on when "
+                      f"they are done: {ahead}.")
+        else:
+            note.info(f"{label} Waiting for the shared simulator: {ahead}. Other students' "
+                      "runs go first; this keeps every page quick.")
 
-    with line.turn(waiting):
+    def take(turn: Turn) -> T:
         note.empty()
-        yield progress_bar(label)
+        with bar.container():
+            return work(progress_bar(label), turn.budget(runs.RUN_BUDGET))
+
+    return line.run(take, waiting, st.session_state.setdefault("line_who", uuid.uuid4().hex))
 
 
 def skipped_note(skipped: dict[str, str]) -> None:

@@ -9,7 +9,10 @@ import sys
 import time
 
 import pytest
+from factories import make_job
 
+from engine.budget import RunBudget, Yielded
+from engine.cluster import Cluster
 from engine.errors import LabError
 from engine.parallel import (
     PARALLEL_MIN_WORK,
@@ -20,6 +23,7 @@ from engine.parallel import (
     default_backend,
     describe_backend,
 )
+from engine.run import run_policy
 
 TASKS = list(range(40))
 
@@ -171,3 +175,46 @@ def test_an_unreachable_ray_address_fails_fast_with_one_message(monkeypatch):
     with pytest.raises(BackendUnavailable, match=f"cannot reach the Ray cluster at .*:{port}"):
         Executor()
     assert time.monotonic() - started < 30  # ray.init alone retried for minutes
+
+
+def _gives_way(flag: str, task: int) -> int:
+    """Task 0 asks the map's runs to give way, as the server's line does, and every task's
+    run then stops at its budget's first check."""
+    if task == 0:
+        time.sleep(0.2)  # the pool hands the worker its next chunk meanwhile
+        open(flag, "w").close()
+    RunBudget(give_way=flag).meter("fifo-request")
+    return task
+
+
+def test_a_map_that_gives_way_keeps_its_worker(tmp_path):
+    """The chunk the worker already holds gives way too, so the worker is kept: the next
+    session's map does not wait for a fresh one to start."""
+    with Executor("local", workers=1, offload=True) as executor:
+        (before,) = executor.map(_pid, [0])
+        with pytest.raises(Yielded, match="gave way"):
+            executor.map(_gives_way, TASKS[:4], shared=str(tmp_path / "give-way"))
+        assert executor.map(_pid, [0]) == [before]
+
+
+def _fails_beside_a_long_run(flag: str, task: int) -> int:
+    """Task 0 fails after a moment; task 1, held by the worker meanwhile, is a run that
+    would take minutes, held to a budget that gives way to ``flag``."""
+    if task == 0:
+        time.sleep(0.2)
+        raise LabError("task 0 is refused")
+    endless = [make_job(i, 0.0, 365 * 86400.0) for i in range(50)]
+    run_policy("tiresias", endless, Cluster(1, 1), budget=RunBudget(give_way=flag))
+    return task
+
+
+def test_a_map_ended_early_asks_the_runs_its_worker_holds_to_give_way(tmp_path):
+    """A budget stop ends the press; the run the worker already holds gives way rather than
+    costing the worker, so the next map finds it ready."""
+    with Executor("local", workers=1, offload=True) as executor:
+        (before,) = executor.map(_pid, [0])
+        flag = str(tmp_path / "give-way")
+        with pytest.raises(LabError, match="task 0 is refused"):
+            executor.map(_fails_beside_a_long_run, [0, 1], shared=flag, give_way=flag)
+        assert os.path.exists(flag)
+        assert executor.map(_pid, [0]) == [before]

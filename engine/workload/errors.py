@@ -51,6 +51,11 @@ class WorkloadError(LabError, ValueError):
         )
         super().__init__(self._listing())
 
+    def __reduce__(self) -> tuple[type[WorkloadError], tuple[tuple[Problem, ...]]]:
+        """Pickled by its problems, not its message, so that it crosses from a worker
+        process (a server reads uploads in one) as itself."""
+        return type(self), (self.problems,)
+
     def _listing(self) -> str:
         lines = [str(p) for p in self.problems[:MAX_LISTED]]
         hidden = len(self.problems) - MAX_LISTED

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from engine.cluster import Cluster
@@ -69,6 +72,13 @@ MILLISECONDS_MEDIAN = 30 * 24 * 3600.0
 """A median one-GPU run time above 30 days means the column is in milliseconds: a typical
 job of an hour reads as 41 days then, while the longest real jobs here (ImageNet's 90
 epochs on one GPU, about 8.6 days) stay far below it."""
+
+
+def load_task(options: Mapping[str, Any], source: Source) -> Workload:
+    """:func:`load_workload` (``source``, with keyword ``options``) as an executor task
+    (``engine.parallel``): a server reads an upload in a worker process, so the seconds and
+    hundreds of MB that a big file takes to parse are not its own."""
+    return load_workload(source, **options)
 
 
 def check_units(workload: Workload) -> None:

@@ -109,7 +109,7 @@ def test_a_second_session_gets_the_stored_runs_without_simulating(monkeypatch) -
     def refuse(*_: object) -> None:
         raise AssertionError("simulated again")
 
-    monkeypatch.setattr(runs, "run_pairs", refuse)
+    monkeypatch.setattr(runs, "pair_outcomes", refuse)
     second = open_app("compare", seed=7)
     second.multiselect(key="cmp_policies").set_value(FEW[:2])
     second.button(key="cmp_run").click().run()

@@ -70,12 +70,12 @@ def test_your_workload_waits_its_turn_in_the_shared_line(monkeypatch) -> None:
     positions: list[int] = []
     turn = shared.turn
 
-    def told(waiting):
+    def told(waiting, *args):
         def record(position: int) -> None:
             positions.append(position)
             waiting(position)
             release.set()  # the other student finishes once this one has been told
-        return turn(record)
+        return turn(record, *args)
 
     monkeypatch.setattr(shared, "turn", told)
     monkeypatch.setattr(line, "compare_line", lambda: shared)

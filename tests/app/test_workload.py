@@ -8,7 +8,9 @@ import json
 import numpy as np
 from apptest_helpers import open_app, texts
 
+from engine.parallel import Executor
 from engine.paths import DATA_ENV
+from lab import state
 from lab.plain import plain
 
 GOOD = b"submit_time,runtime_1gpu,model,requested_gpus\n0,3600,bert,2\n60,7200,ncf,4\n"
@@ -174,9 +176,27 @@ def test_an_upload_is_sniffed_once(monkeypatch) -> None:
     def refuse(text: str) -> str:
         raise AssertionError("load_workload sniffed the upload again")
 
+    monkeypatch.setattr(state, "reader", lambda: Executor("serial"))  # parse it here
     monkeypatch.setattr(engine.workload.load, "sniff", refuse)
     at = uploaded_pollux("upload_csv")
     assert "read as a POLLUX trace" in texts(at)
+
+
+def test_an_upload_is_parsed_out_of_the_server_process(monkeypatch) -> None:
+    """A 45 MB upload takes seconds and hundreds of MB to parse: not the server's, whose
+    interpreter lock every session's pages share."""
+    import engine.workload.load
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed in the server process")
+
+    monkeypatch.setattr(engine.workload.load, "load_workload", refuse)
+    monkeypatch.setattr(state, "load_workload", refuse, raising=False)
+    at = open_app("workload")
+    at.file_uploader(key="upload_csv").set_value(("mine.csv", GOOD, "text/csv")).run()
+    assert not at.exception and jobs_card(at) == "2"
+    at.file_uploader(key="upload_csv").set_value(("broken.csv", BAD, "text/csv")).run()
+    assert "row 3" in at.error[0].value  # a bad file's problems cross as themselves
 
 
 def test_without_reference_data_the_import_tab_says_what_is_missing(monkeypatch, tmp_path):

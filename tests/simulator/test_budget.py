@@ -9,7 +9,7 @@ import pytest
 from factories import make_job
 
 from engine import budget as budget_module
-from engine.budget import CHECK_EVERY, BudgetExceeded, RunBudget
+from engine.budget import CHECK_EVERY, BudgetExceeded, RunBudget, Yielded
 from engine.cluster import Cluster
 from engine.compare import compare
 from engine.modes import mode_runs
@@ -112,3 +112,23 @@ def test_a_comparison_past_its_budget_is_one_error_and_frees_the_workers():
         (result,) = run_pairs([(0, "fifo-request")], small, ONE_GPU, pool)
         assert result.summary.completed == 2
         assert time.monotonic() - started < 10
+
+
+def test_a_run_gives_way_once_its_give_way_file_appears(tmp_path):
+    """How the server's line takes a long press's turn back: the file, not a limit."""
+    flag = tmp_path / "give-way"
+    within = RunBudget(events=10_000, give_way=str(flag))
+    assert run_policy("fifo-request", ENDLESS[:2], ONE_GPU, budget=within).summary.completed == 2
+    flag.touch()
+    started = time.monotonic()
+    with pytest.raises(Yielded) as stopped:
+        run_policy("tiresias", ENDLESS, ONE_GPU, budget=within)
+    assert time.monotonic() - started < 5
+    assert isinstance(stopped.value, BudgetExceeded)  # it ends the whole press like one
+    assert str(stopped.value) == ("the run of tiresias gave way to other sessions' runs "
+                                  "waiting at this server; it goes on at its next turn")
+
+
+def test_a_budget_started_with_time_used_counts_it():
+    with pytest.raises(BudgetExceeded, match="10 s of computing"):
+        run_policy("tiresias", ENDLESS, ONE_GPU, budget=RunBudget(wall_s=10).start(used=11))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 from engine.workload.errors import MAX_LISTED, Problem, WorkloadError
 
 
@@ -33,3 +35,11 @@ def test_listing_is_capped_but_problems_are_all_kept() -> None:
     assert len(err.problems) == MAX_LISTED + 7
     assert len(lines) == MAX_LISTED + 1
     assert lines[-1] == "... and 7 more problems"
+
+
+def test_a_workload_error_pickles_as_itself() -> None:
+    """It crosses from the worker process a server reads uploads in with its problems."""
+    error = WorkloadError([Problem(3, "runtime_1gpu", "got -5"), Problem(None, None, "x")])
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is WorkloadError
+    assert copy.problems == error.problems and str(copy) == str(error)
