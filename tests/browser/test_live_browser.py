@@ -138,7 +138,7 @@ def test_pause_freezes_the_moment_for_every_policy(server: str, page: Any, polic
     page.evaluate(LABEL_AT_CLICK)
     harness.play_for(page, 3.0)
     seen = pause(page, watch_s=0.0)
-    took = harness.now_s(page) - page.evaluate("() => window.__clicked") / 1000.0
+    took = page.evaluate("() => window.__playShown - window.__clicked") / 1000.0
     at_click = page.evaluate("() => window.__labelAtClick")
     at_ack = page.evaluate("() => window.__label()")
     page.wait_for_timeout(1500)
