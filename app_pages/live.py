@@ -1,9 +1,10 @@
 """Live simulation: watch one policy schedule the workload, event by event.
 
 The Simulator lives in the session and only moves forward (``lab.live``). Two fragments
-redraw it while playing: the cards and the Gantt chart about six times a second, the
-utilization chart and the decision log once a second, so each frame sends less. The
-elastic policies (preemption, resizing) play here too, on the elastic simulator.
+redraw it while playing: the cards and the Gantt chart as fast as the browser draws them
+(up to about six times a second), the utilization chart and the decision log once a
+second, so each frame sends less. The elastic policies (preemption, resizing) play here
+too, on the elastic simulator.
 """
 
 from __future__ import annotations
@@ -46,26 +47,23 @@ with ui.inline_errors():
     if run.finished:
         st.success(live.finished_text(run))
     playing = run.playing
-    every = live.frame_every(run.bars)
 
-    @st.fragment(run_every=every if playing else None)
+    @st.fragment
     def frame() -> None:
-        """Move the clock (when playing), then the cards and the Gantt chart; as the chart
-        grows, frames come less often, so the browser never falls behind (see
-        ``live.frame_every``)."""
+        """Move the clock (when playing), then the cards and the Gantt chart; the browser
+        asks for the next frame once it has drawn this one (``live.next_frame``), so it
+        never falls behind, however big the chart grows."""
         run = live.current()
-        was_playing = run.playing
         clock = run.tick(live.SPEEDS[speed])
-        if was_playing and not run.playing:  # finished or failed: redraw the controls
-            st.rerun(scope="app")
+        if run.playing != playing:  # finished, failed, or a Play or Pause that Streamlit
+            st.rerun(scope="app")  # handed to this fragment's run: redraw the controls
         if run.error is not None:
             ui.show_error(run.error)
         ui.metric_cards(run.cards(clock))
         ui.chart(figures.gantt_figure(run.rows, clock, colour_by, run.horizon),
                  key="live_gantt")
         run.commit()  # sent: a Pause from now on keeps this clock
-        if run.playing and live.frame_every(run.bars) != every:
-            st.rerun(scope="app")  # the fragment's timer is set by the whole page
+        live.next_frame(run)
 
     @st.fragment(run_every=live.LOG_S if playing else None)
     def log() -> None:

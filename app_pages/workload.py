@@ -91,7 +91,8 @@ with generate_tab:
                                   **state.bind(state.mix_key(model), state.use_generator))
     if state.origin() != "generated":
         st.button("Use the generated workload", on_click=state.use_generator, type="primary")
-    st.caption("The seed is in the sidebar.")
+    st.caption("Change the seed after leaving presentation mode." if state.presenting()
+               else "The seed is in the sidebar.")
 
 with upload_tab:
     st.markdown("A CSV with one row per job. Only `submit_time` and `runtime_1gpu` are "

@@ -503,6 +503,15 @@ def speedup_figure(table: pd.DataFrame, metric: str = "speedup",
 # -- comparing policies ----------------------------------------------------------------
 
 
+def ci_whiskers(means: np.ndarray, half: np.ndarray) -> dict[str, Any]:
+    """Error bars for ``means ± half`` (a 95% CI), the lower one stopped at zero: with two
+    or three seeds a t interval can reach below zero, where no JCT lies, and a whisker
+    drawn there claims a range that cannot happen. A missing half-width draws none."""
+    half = np.nan_to_num(np.asarray(half, dtype=float))
+    return {"type": "data", "symmetric": False, "array": half,
+            "arrayminus": np.minimum(half, np.maximum(means, 0.0))}
+
+
 def jct_bar_figure(
     means: pd.Series,
     ci95: pd.Series | None = None,
@@ -516,7 +525,7 @@ def jct_bar_figure(
     unit = unit or unit_for(float(means.max()) if len(means) else 0.0)
     error = None
     if ci95 is not None and ci95.notna().any():
-        error = {"type": "data", "array": unit.of(ci95[order].fillna(0).to_numpy())}
+        error = ci_whiskers(unit.of(means[order].to_numpy()), unit.of(ci95[order].to_numpy()))
     colours = colour_map(order)
     fig = go.Figure(go.Bar(
         x=unit.of(means[order].to_numpy()), y=[label(p) for p in order],
@@ -754,14 +763,14 @@ def modes_bar_figure(best: pd.DataFrame, unit: TimeUnit | None = None) -> go.Fig
     unit = unit or unit_for(float(best["avg_jct_mean"].max()) if len(best) else 0.0)
     error = None
     if best["avg_jct_ci95"].notna().any():
-        error = {"type": "data", "array": unit.of(best["avg_jct_ci95"].fillna(0).to_numpy())}
+        error = ci_whiskers(unit.of(best["avg_jct_mean"].to_numpy()),
+                            unit.of(best["avg_jct_ci95"].to_numpy()))
     fig = go.Figure(go.Bar(
         x=unit.of(best["avg_jct_mean"].to_numpy()),
         y=[f"<b>{m}</b><br>{label(p)}" for m, p in zip(best["mode"], best["policy"], strict=True)],
         orientation="h", marker_color=[MODE_COLOURS[m] for m in best["mode"]], error_x=error,
         hovertemplate=f"%{{y}}: %{{x:.1f}} {unit.symbol}<extra></extra>",
     ))
-    # from 0: with two or three seeds a t interval may reach below zero, which no JCT does
     upper = unit.of(float((best["avg_jct_mean"] + best["avg_jct_ci95"].fillna(0)).max()))
     fig.update_xaxes(title=f"average JCT of the best policy ({unit.symbol})",
                      range=[0, upper * 1.05])

@@ -14,6 +14,15 @@ moved the clock, the paused page would draw one step further than the browser ev
 one more chart update after the click. Uncommitted, the paused page redraws the clock
 last sent. A paused frame never moves the clock.
 
+The browser pulls the frames: each one ends in :func:`next_frame`, a script that asks for
+the next frame (a rerun of the fragment) only once this one has been painted. With
+``run_every`` the browser's timer asked regardless, and a frame could be sent while the
+last was still being drawn: two were in flight when a Pause came, and both were drawn
+after the click. Now at most the one requested can be, however slowly the browser draws.
+A click that comes as the next frame is requested may be folded by Streamlit into that
+fragment's run: its callback runs there, and the fragment, finding the run no longer in
+the state the page was drawn in, reruns the whole page (else Pause stayed on screen).
+
 The simulator is stepped one event at a time so that every segment of an elastic job
 (each resize or resume) is seen, with its GPUs, before a later event replaces it; the
 cards are kept from counters updated per event, so a frame costs the same at 200 jobs
@@ -35,27 +44,17 @@ from engine.policies.tuned import TunedPolicy
 from engine.simulator import ElasticSimulator, Simulator, make_simulator
 from lab import figures, runs, state
 
-FRAME_S = 0.15
-"""The frame fragment's ``run_every``: the browser asks for a frame this often (a timer,
-not after the last frame arrived). A frame costs the server a few ms, but Chromium draws
-it 60-100 ms after it is sent on a busy two-core machine; at 0.12 s it fell behind,
-drawing 5.4 of the ~8 frames a second and letting two frames through after a Pause.
-At 0.15 s it draws every one (about 6.5 a second), and frames sent less than a drawing
-apart, the ones a Pause could not stop, no longer happen (``bench/bench_live_browser.py``)."""
-DRAW_S_PER_BAR = 0.2e-3
-"""Chromium's time to draw one Gantt bar, with headroom, on a busy two-core machine: with
-malleable jobs afs-elastic's chart holds about 5,000 bars (half of them restarts) after
-10 simulated hours, and the browser drew it 1.3 times a second. Frames sent faster than
-that queued in the browser, so a Pause was drawn 3-4 s and 2 simulated hours late."""
-SLOWEST_FRAME_S = FRAME_S * 8
-"""The longest frame interval: a big chart moves less smoothly, never less than once a
-second or so."""
+FRAME_S = 0.12
+"""The least time between a frame's arrival in the browser and its request for the next.
+The browser asks for each frame only once it has drawn the last (:func:`next_frame`), so
+a big chart simply comes less often; this only keeps a small one from costing the server
+a frame per screen refresh (about 6 frames a second)."""
 LOG_S = 1.0
 """Seconds between refreshes of the utilization chart and the decision log while playing:
 a log that scrolls five times a second cannot be read."""
 MAX_GAP_S = 1.5
 """The most wall time one frame may catch up on, so a stalled server does not jump hours
-(more than :data:`SLOWEST_FRAME_S`, so a slowly paced run keeps its speed)."""
+(a browser drawing thousands of bars takes about a second a frame and keeps its speed)."""
 SPEEDS = state.SPEEDS
 KEYS = {"play": "Space", "step": "Right"}
 """Keyboard shortcuts of the Live controls: a lecturer at a projector (or holding a
@@ -66,17 +65,6 @@ BUDGET = replace(runs.RUN_BUDGET, wall_s=None, memory_mb=None)
 """A watched run's budget: the app's event times and simulated span. Not its wall time (a
 run lasts as long as it is watched) nor its memory (it steps in the server's process,
 whose memory is every session's)."""
-
-
-def frame_every(bars: int) -> float:
-    """The frame interval for a Gantt chart of ``bars`` bars: :data:`FRAME_S`, doubled until
-    the browser can draw each frame before the next one comes (up to
-    :data:`SLOWEST_FRAME_S`). So no frame waits in the browser, and a Pause is drawn
-    within one frame of the click, however many resizes the chart holds."""
-    every = FRAME_S
-    while every < bars * DRAW_S_PER_BAR and every < SLOWEST_FRAME_S:
-        every *= 2
-    return every
 
 
 def policy_names() -> list[str]:
@@ -97,6 +85,8 @@ class LiveRun:
     playing: bool = False
     wall: float = 0.0
     """``time.monotonic()`` of the last frame that moved the clock (or of Play)."""
+    frames: int = 0
+    """Frames sent while playing, so each frame's request for the next is its own."""
     version: int = 0
     """Counts Play and Pause presses; a button's callback carries the version it was drawn at."""
     error: Exception | None = field(default=None)
@@ -121,12 +111,6 @@ class LiveRun:
     @property
     def elastic(self) -> bool:
         return isinstance(self.sim, ElasticSimulator)
-
-    @property
-    def bars(self) -> int:
-        """About how many bars the Gantt chart draws: a block of GPUs per segment, and as
-        many again for restarts in an elastic run."""
-        return len(self.rows.segments) * (2 if self.elastic else 1)
 
     @property
     def avg_jct(self) -> float:
@@ -175,6 +159,7 @@ class LiveRun:
         """The frame from :meth:`tick` was sent: its clock is now the one shown."""
         if self.pending is not None:
             (self.clock, self.wall), self.pending = self.pending, None
+            self.frames += 1
 
     def advance(self, until: float) -> None:
         """Process every event up to ``until`` and move the clock there."""
@@ -285,6 +270,32 @@ def policy_object(name: str) -> Policy:
             if tuned else f"Preparing {display_name(name)}…")
     with st.spinner(what):
         return runs.make(name)
+
+
+NEXT_FRAME_JS = """
+let latest = null;  // the frame drawn last: only its request goes out
+export default function ({ data, setTriggerValue }) {
+  latest = data.frame;
+  if (data.frame === null) return;  // paused or finished: ask for nothing
+  const arrived = performance.now();
+  // Its paint follows this callback at once, before any later message is handled.
+  requestAnimationFrame(() => {
+    const wait = Math.max(0, data.after_ms - (performance.now() - arrived));
+    setTimeout(() => { if (latest === data.frame) setTriggerValue("drawn", data.frame); }, wait);
+  });
+}
+"""
+"""Runs in the page each time a frame arrives; its trigger reruns the enclosing fragment.
+A newer frame (or a paused page) supersedes a request not yet sent, so a rerun of the
+whole page while playing never starts a second stream of frames."""
+_next_frame = st.components.v2.component("live_next_frame", js=NEXT_FRAME_JS)
+
+
+def next_frame(run: LiveRun) -> None:
+    """Ask the browser for the next frame once it has drawn this one (while playing); call
+    it last in the frame fragment, after the chart."""
+    _next_frame(key="live_next_frame", height=0,
+                data={"frame": run.frames if run.playing else None, "after_ms": FRAME_S * 1000})
 
 
 def current() -> LiveRun:

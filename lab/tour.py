@@ -13,6 +13,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from lab import state
+
 HIGHLIGHT = "#E66100"
 """The outline of the button a step points at (orange: unlike any button of the theme)."""
 
@@ -25,6 +27,8 @@ class Step:
     """The key of the button on Home this step points at (outlined), if any."""
     page: tuple[str, str] | None = None
     """The page script this step sends to and its title (a link in the box), if any."""
+    presenting: str | None = None
+    """The text in presentation mode, where it differs: the sidebar it names is hidden."""
 
 
 STEPS: tuple[Step, ...] = (
@@ -35,7 +39,9 @@ STEPS: tuple[Step, ...] = (
     Step("Run the demo",
          "Press **Run the demo** (outlined in orange, under *Your workload*): the same "
          "comparison on the workload and cluster of the sidebar, in a few seconds.",
-         button="home_run"),
+         button="home_run",
+         presenting="Press **Run the demo** (outlined in orange, under *Your workload*): "
+                    "the same comparison on your workload and cluster, in a few seconds."),
     Step("Watch one run",
          "On **Live simulation** press **Play** (or Space): GPUs over time, and a log of "
          "each start with the GPUs the policy chose and why. **→** steps one event.",
@@ -48,7 +54,11 @@ STEPS: tuple[Step, ...] = (
          "On **Workload** change the jobs, their load or their job mode, or upload a CSV: "
          "every page then uses it. The **Glossary** at the top of the sidebar explains "
          "JCT, offered load, moldable and malleable.",
-         page=("workload.py", "Workload")),
+         page=("workload.py", "Workload"),
+         presenting="On **Workload** change the jobs, their load or their job mode, or "
+                    "upload a CSV: every page then uses it. After leaving presentation "
+                    "mode, the **Glossary** explains JCT, offered load, moldable and "
+                    "malleable."),
 )
 
 
@@ -66,9 +76,10 @@ def show(pages: Path) -> None:
                   icon=":material/tour:", on_click=_go, args=(0,))
         return
     step = STEPS[at]
+    text = step.presenting if state.presenting() and step.presenting else step.text
     with st.container(border=True, key="tour_box"):
         st.markdown(f"**Guided tour, step {at + 1} of {len(STEPS)}: {step.title}**\n\n"
-                    f"{step.text}")
+                    f"{text}")
         if step.page is not None:
             script, title = step.page
             st.page_link(str(pages / script), label=f"Go to {title}",

@@ -221,3 +221,16 @@ def test_presentation_mode_comes_from_the_link_and_is_left_with_a_button() -> No
     assert at.sidebar.toggle(key="w_present").value is False
     refused = open_app(present="maybe")
     assert any("present=maybe" in w.value for w in refused.sidebar.warning)
+
+
+@pytest.mark.parametrize("page", [None, "workload", "live", "compare", "train", "about"])
+def test_presenting_no_page_points_at_the_hidden_sidebar(page) -> None:
+    """Presentation mode hides the sidebar: no sentence on a page (nor a step of Home's
+    tour) may send the audience to it."""
+    at = open_app(page, present=1)
+    shown = [texts(at.main)]
+    while page is None and at.button(key="tour_next").label == "Next":
+        at.button(key="tour_next").click().run()
+        shown.append(texts(at.main))
+    assert not at.exception
+    assert not [text for text in shown if "sidebar" in text.lower()]

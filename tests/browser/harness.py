@@ -155,8 +155,14 @@ LEGENDS_WHOLE = """() => [...document.querySelectorAll('.js-plotly-plot')].flatM
 WATCH_GANTT = """() => {
   window.__frames = [];
   window.__clicked = 0;
+  window.__playShown = 0;
+  let play = false;
   document.addEventListener('click', () => { window.__clicked = performance.now(); }, true);
   const poll = () => {
+    const shown = [...document.querySelectorAll('button')]
+      .some(b => b.textContent.trim().startsWith('Play'));
+    if (shown && !play) window.__playShown = performance.now();
+    play = shown;
     const gd = [...document.querySelectorAll('.js-plotly-plot')]
       .find(g => g.layout && g.layout.meta && g.layout.meta.clock !== undefined);
     if (gd) {
@@ -169,7 +175,9 @@ WATCH_GANTT = """() => {
   poll();
 }"""
 """Record ``[browser ms, simulated s]`` each time the drawn Gantt chart shows a new clock,
-and the time of the last click (``window.__clicked``)."""
+the time of the last click (``window.__clicked``) and of the animation frame that first
+showed a Play button after none (``window.__playShown``): the browser's own times, not
+Playwright's, whose calls wait behind whatever the page is drawing."""
 
 
 def watch_gantt(page: Any) -> None:

@@ -83,7 +83,8 @@ def test_live_page_keeps_time_pauses_at_once_and_finishes(server: str, page: Any
     harness.watch_gantt(page)
     drawn = harness.play_for(page, 4.0)
     updates, speed = harness.rate(drawn)
-    assert updates >= 2.5  # 5/s on an idle machine; CI's two cores run the server too
+    # pulled, so as fast as the browser draws: 5/s idle, 1.3/s with both cores taken
+    assert updates >= 1.0
     assert speed == pytest.approx(3600, rel=0.15)
     for _ in range(3):
         seen = pause(page)
@@ -138,12 +139,14 @@ def test_pause_freezes_the_moment_for_every_policy(server: str, page: Any, polic
     page.evaluate(LABEL_AT_CLICK)
     harness.play_for(page, 3.0)
     seen = pause(page, watch_s=0.0)
-    took = harness.now_s(page) - page.evaluate("() => window.__clicked") / 1000.0
+    took = page.evaluate("() => window.__playShown - window.__clicked") / 1000.0
     at_click = page.evaluate("() => window.__labelAtClick")
     at_ack = page.evaluate("() => window.__label()")
     page.wait_for_timeout(1500)
     assert page.evaluate("() => window.__label()") == at_ack  # paused: the card stays put
-    assert took < 1.5, f"Play came back {took:.1f} s after the click"
+    # 0.3-0.8 s; 1.9 s with both cores taken by other work. A lost Pause never came back,
+    # and a queued one came 3.1 s late (counted above: the frames after the click)
+    assert took < 3.0, f"Play came back {took:.1f} s after the click"
     assert seen.new <= 1, "more than the frame already on its way was drawn after the click"
     assert at_ack == at_click or seen.new == 1, (at_click, at_ack)
     assert page.locator('[data-testid="stException"]').count() == 0

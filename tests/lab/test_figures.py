@@ -204,3 +204,22 @@ def test_a_workloads_many_batches_keep_their_model_colour_and_a_plot_to_read() -
         assert {c.line.color for c in same} == {figures.MODEL_COLOURS[model]}
         assert len({c.line.dash for c in same}) == len(same)
     assert fig.layout.height == figures.with_legend(360, len(fig.data))
+
+
+def test_a_ci_whisker_never_reaches_below_zero_jct() -> None:
+    """Two seeds: a t interval of 5 h ± 12.7 h would draw a whisker to -7.7 h."""
+    import pandas as pd
+    import pytest
+
+    from lab import figures
+
+    means = pd.Series({"drl": 5 * 3600.0, "fifo-backfill": 9 * 3600.0})
+    ci95 = pd.Series({"drl": 12.7 * 3600.0, "fifo-backfill": 2 * 3600.0})
+    best = pd.DataFrame({"mode": ["rigid", "moldable"], "policy": ["drl", "fifo-backfill"],
+                         "avg_jct_mean": means.to_numpy(), "avg_jct_ci95": ci95.to_numpy()})
+    for fig in (figures.jct_bar_figure(means, ci95), figures.modes_bar_figure(best)):
+        bar = fig.data[0]
+        lows = [x - minus for x, minus in zip(bar.x, bar.error_x.arrayminus, strict=True)]
+        highs = [x + plus for x, plus in zip(bar.x, bar.error_x.array, strict=True)]
+        assert sorted(lows) == pytest.approx([0, 7])  # hours
+        assert sorted(highs) == pytest.approx([11, 17.7])  # the upper ends as computed
