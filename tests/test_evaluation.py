@@ -165,9 +165,11 @@ def test_the_command_prints_the_matrix_and_writes_the_heatmap(tmp_path: Path, ca
     out = capsys.readouterr().out
     assert "tiny: 1x8, load 0.9" in out and "mean margin vs threshold-optimal" in out
     assert "ceiling vs best" not in out
-    assert main(["evaluate", "--cells", str(path), "--ceiling", "--backend", "serial"]) == 0
+    assert main(["evaluate", "--cells", str(path), "--ceiling", "--backend", "serial",
+                 "--markdown", str(md)]) == 0
     out = capsys.readouterr().out
     assert "ceiling vs best" in out and f"cells where even {CEILING} is more than 3%" in out
+    assert md.read_text().splitlines()[0].endswith(f"| `{CEILING}` vs best |")
     table = md.read_text().splitlines()
     assert table[0].startswith("| cell | load | `drl` (s)") and len(table) == 3
     assert table[2].startswith("| tiny: 1x8, load 0.9")

@@ -104,12 +104,16 @@ def heatmap(matrix: Matrix) -> str:
 def markdown(matrix: Matrix) -> str:
     """The matrix as a markdown table (drl's mean average JCT, the best baseline and its,
     the three margins +- CI), for documents."""
+    ceiling = any(r.ceiling is not None for r in matrix.cells)
+    titles = [*COLUMNS.values(), *([f"`{CEILING}` vs best"] if ceiling else [])]
     head = ("| cell | load | `drl` (s) | best baseline (s) | "
-            + " | ".join(COLUMNS.values()) + " |\n|" + "---|" * (4 + len(COLUMNS)) + "\n")
+            + " | ".join(titles) + " |\n|" + "---|" * (4 + len(titles)) + "\n")
     rows = []
     for r in matrix.cells:
         best = r.policies[r.best_baseline][0]
         margins = " | ".join(_margin(*r.margins[key], plus_minus="±") for key in COLUMNS)
+        if ceiling:
+            margins += " | " + (_margin(r.ceiling, math.nan) if r.ceiling is not None else "")
         mark = "" if r.holds else " **(behind)**"
         rows.append(f"| {r.cell.name}{mark} | {r.offered_load:.2f} | "
                     f"{r.policies['drl'][0]:,.0f} | `{r.best_baseline}` {best:,.0f} | "
