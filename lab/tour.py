@@ -56,9 +56,8 @@ STEPS: tuple[Step, ...] = (
          "JCT, offered load, moldable and malleable.",
          page=("workload.py", "Workload"),
          presenting="On **Workload** change the jobs, their load or their job mode, or "
-                    "upload a CSV: every page then uses it. After leaving presentation "
-                    "mode, the **Glossary** explains JCT, offered load, moldable and "
-                    "malleable."),
+                    "upload a CSV: every page then uses it. The **Glossary** above the "
+                    "page explains JCT, offered load, moldable and malleable."),
 )
 
 

@@ -124,11 +124,15 @@ def readable_text() -> None:
 
 def presentation_switch() -> None:
     """Turn presentation mode on in the sidebar; while it is on (and the sidebar hidden),
-    a button above the page turns it off."""
+    a button above the page turns it off, and the glossary sits beside it: it must stay
+    one click away when the sidebar that holds it is gone."""
     if state.presenting():
-        st.button("Leave presentation mode", key="present_off", type="tertiary",
-                  icon=":material/close_fullscreen:", on_click=state.put,
-                  args=("present", False))
+        leave, words = st.columns([1, 2])
+        leave.button("Leave presentation mode", key="present_off", type="tertiary",
+                     icon=":material/close_fullscreen:", on_click=state.put,
+                     args=("present", False))
+        with words:
+            glossary()
     else:
         st.sidebar.toggle("Presentation mode", **state.bind("present"),
                           help="Larger text, no sidebar, one chart per row: for a "
@@ -144,7 +148,8 @@ def side_by_side(count: int = 2, stacked: bool = False) -> list[Any]:
 
 
 def glossary() -> None:
-    """The :data:`GLOSSARY`, folded, at the top of the sidebar."""
+    """The :data:`GLOSSARY`, folded (at the top of the sidebar, or above the page when
+    presenting)."""
     with st.expander("Glossary"):
         st.markdown("\n".join(f"- **{term}**: {text}" for term, text in GLOSSARY.items()))
 

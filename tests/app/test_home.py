@@ -216,8 +216,13 @@ def test_presentation_mode_comes_from_the_link_and_is_left_with_a_button() -> No
     captions = " ".join(c.value for c in at.caption)
     assert "after leaving presentation mode" in captions and "in the sidebar" not in captions
     assert at.query_params["present"] == "1"
+    # the glossary lives in the sidebar, which presenting hides: it is above the page then
+    assert [e.label for e in at.main.expander][:1] == ["Glossary"]
+    assert "JCT" in at.main.expander[0].markdown[0].value
     at.button(key="present_off").click().run()
     assert at.query_params["present"] == "0"
+    assert "Glossary" not in [e.label for e in at.main.expander]
+    assert "Glossary" in [e.label for e in at.sidebar.expander]
     assert at.sidebar.toggle(key="w_present").value is False
     refused = open_app(present="maybe")
     assert any("present=maybe" in w.value for w in refused.sidebar.warning)
