@@ -59,10 +59,11 @@ with ui.inline_errors():
             st.rerun(scope="app")  # handed to this fragment's run: redraw the controls
         if run.error is not None:
             ui.show_error(run.error)
-        ui.metric_cards(run.cards(clock))
+        # a Pause keeps the clock the browser shows: the frame counts as sent with its
+        # first card (the clock's), not after the chart, which a click may cut off
+        ui.metric_cards(run.cards(clock), shown=run.commit)
         ui.chart(figures.gantt_figure(run.rows, clock, colour_by, run.horizon),
                  key="live_gantt")
-        run.commit()  # sent: a Pause from now on keeps this clock
         live.next_frame(run)
 
     @st.fragment(run_every=live.LOG_S if playing else None)

@@ -261,10 +261,17 @@ def inline_errors(kept: str = "") -> Iterator[None]:
         show_error(error, kept)
 
 
-def metric_cards(cards: list[tuple[str, str, str | None]]) -> None:
-    """A row of ``(label, value, delta)`` metric cards."""
+def metric_cards(
+    cards: list[tuple[str, str, str | None]], shown: Callable[[], None] | None = None
+) -> None:
+    """A row of ``(label, value, delta)`` metric cards; ``shown()`` runs as soon as the first
+    is sent. A click stops a script run at its next element, before sending it, so that
+    is the one moment the first card is known to be in the browser."""
     for column, (title, value, delta) in zip(st.columns(len(cards)), cards, strict=True):
         column.metric(title, value, delta, delta_color="inverse" if delta else "normal")
+        if shown is not None:
+            shown, then = None, shown
+            then()
 
 
 def summary_cards(summary: Any, rivals: dict[str, float] | None = None) -> None:

@@ -59,7 +59,7 @@ def test_any_counts_and_order_run_every_job_once_at_its_count(data):
 
 def test_count_options_are_the_allowed_levels_and_the_ends():
     assert count_options(make_job(0, 0.0, 1.0, min_gpus=5, max_gpus=40), 32) == [
-        5, 6, 8, 12, 16, 24, 32]
+        5, 6, 7, 8, 12, 16, 24, 32]
 
 
 def test_list_search_never_ends_worse_replays_and_is_deterministic():

@@ -322,3 +322,9 @@ def metric(page: Any, label: str) -> str:
     """The value shown on the metric card labelled ``label``."""
     card = page.locator('[data-testid="stMetric"]', has_text=label).first
     return card.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def no_exception(page: Any) -> None:
+    """The page shows no Streamlit exception; if it does, the failure says which."""
+    shown = page.locator('[data-testid="stException"]')
+    assert shown.count() == 0, shown.first.inner_text()
