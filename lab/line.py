@@ -131,6 +131,7 @@ class Line:
             while True:
                 with self._cond:
                     now = self._clock()
+                    self._forget(now)
                     order = sorted(self._waiting, key=lambda p: self._held_by(p[1], now))
                     if order[0] is place and len(self._running) < self.slots:
                         self._waiting.remove(place)
@@ -160,9 +161,13 @@ class Line:
                 self._held.append((turn.who, turn.started, self._clock()))
                 self._cond.notify_all()
 
+    def _forget(self, now: float) -> None:
+        """Drop the ended turns that are out of the window, once per look at the line."""
+        self._held = [h for h in self._held if h[2] > now - WINDOW_S]
+
     def _held_by(self, who: Hashable, now: float) -> float:
+        """Seconds ``who`` held the line within :data:`WINDOW_S` of ``now``."""
         since = now - WINDOW_S
-        self._held = [h for h in self._held if h[2] > since]
         spans = [(start, end) for whom, start, end in self._held if whom == who]
         spans += [(t.started, now) for t in self._running if t.who == who]
         return sum(end - max(start, since) for start, end in spans)
@@ -171,6 +176,7 @@ class Line:
         """Ask every running turn ``turn_s`` ahead of ``who`` (waiting: the caller) to give
         way; the seconds until the next one would be due, at most :data:`POLL_S`."""
         now, pause = self._clock(), POLL_S
+        self._forget(now)
         mine = self._held_by(who, now)
         for turn in self._running:
             left = turn.turn_s - (self._held_by(turn.who, now) - mine)

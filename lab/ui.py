@@ -267,11 +267,11 @@ def metric_cards(
     """A row of ``(label, value, delta)`` metric cards; ``shown()`` runs as soon as the first
     is sent. A click stops a script run at its next element, before sending it, so that
     is the one moment the first card is known to be in the browser."""
-    for column, (title, value, delta) in zip(st.columns(len(cards)), cards, strict=True):
+    for i, (column, (title, value, delta)) in enumerate(
+            zip(st.columns(len(cards)), cards, strict=True)):
         column.metric(title, value, delta, delta_color="inverse" if delta else "normal")
-        if shown is not None:
-            shown, then = None, shown
-            then()
+        if i == 0 and shown is not None:
+            shown()
 
 
 def summary_cards(summary: Any, rivals: dict[str, float] | None = None) -> None:
