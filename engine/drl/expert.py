@@ -5,9 +5,10 @@ job on the level maximising ``GPUs x efficiency ** sharpness`` on the placement 
 get now. Sharpness 2 is ``speedup x efficiency``, the knee of Eager et al. (1989), where
 adding GPUs stops paying for itself; 1 is the most speedup (wide jobs: best on a quiet
 cluster); 3 and 4 lean to fewer GPUs (best on a small or overloaded one). No one setting is
-best everywhere (``docs/results.md``), so the teacher of a training workload is the
-setting of :data:`SHARPNESS` that scheduled it best, chosen in hindsight: the student
-sees only the state, so it has to learn from the state which one a situation calls for.
+best everywhere (``docs/results.md``), so every teacher labels every training state,
+weighted by how well it scheduled that workload in hindsight (``engine.drl.bc``): the
+student sees only the state, so it has to learn from the state which one a situation
+calls for.
 """
 
 from __future__ import annotations
@@ -59,9 +60,3 @@ def teacher_returns(jobs: Sequence[Job], cluster: Cluster) -> dict[float, float]
     from engine.drl.rollout import greedy_return  # rollout plays teachers too
 
     return {s: greedy_return(None, (list(jobs), cluster), s) for s in SHARPNESS}
-
-
-def best_sharpness(jobs: Sequence[Job], cluster: Cluster) -> float:
-    """The teacher that scheduled this workload best (the first of equals)."""
-    returns = teacher_returns(jobs, cluster)
-    return max(returns, key=lambda s: (returns[s], -SHARPNESS.index(s)))

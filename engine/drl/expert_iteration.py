@@ -25,7 +25,7 @@ import numpy as np
 
 from engine.cluster import Cluster
 from engine.drl.actor import as_array
-from engine.drl.bc import Demonstrations, clone, merge, play_episode
+from engine.drl.bc import Demonstrations, Label, clone, merge, play_episode
 from engine.drl.shift_search import ShiftedPolicy, local_search
 from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.env.moldable_env import MoldableEnv
@@ -44,6 +44,8 @@ REFERENCE = "threshold-optimal"
 """Validation scores are average JCT relative to this baseline's, per workload."""
 
 Progress = Callable[[Mapping[str, Any]], None]
+_ONE = np.ones(1, np.float32)
+"""The weight of a searched action: it is the only label of its state."""
 _NAN = float("nan")
 _BLANK_ROW: dict[str, Any] = {"round": 0, "epoch": 0, "samples": 0, "headroom": _NAN,
                               "policy_loss": _NAN, "value_loss": _NAN, "val_score": _NAN}
@@ -143,9 +145,9 @@ def search_episode(
     env = MoldableEnv(jobs=jobs, cluster=cluster)
     obs, info = env.reset()
 
-    def label_and_act(_obs: np.ndarray, _info: dict) -> tuple[int, int]:
+    def label_and_act(_obs: np.ndarray, _info: dict) -> tuple[Label, int]:
         action, _ = improved.choose(env.decision)
-        return action, action
+        return ([action], _ONE), action
 
     return play_episode(env, obs, info, label_and_act, gamma), found.headroom
 

@@ -1,0 +1,75 @@
+"""Behaviour cloning: every teacher labels every state, weighted by its regret on the workload."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from engine.drl.bc import clone, collect_demonstrations, teacher_weights
+from engine.drl.expert import SHARPNESS, expert_action, teacher_returns
+from engine.drl.network import ActorCritic
+from engine.env.curriculum import Curriculum
+from engine.env.moldable_env import MoldableEnv
+from engine.env.spec import N_ACTIONS, OBS_SIZE
+
+SMALL = Curriculum(cluster_gpus=(8, 16), jobs=(10, 20))
+
+
+def test_a_teachers_weight_falls_by_e_per_regret_scale_of_avg_jct():
+    # returns are minus avg JCT / ideal: s = 1 is best, s = 1.5 is 2% behind, s = 2 4%
+    returns = {1.0: -2.0, 1.5: -2.04, 2.0: -2.08, 3.0: -4.0, 4.0: -2.0}
+    weights = teacher_weights(returns, regret_scale=0.02)
+    assert weights.shape == (len(SHARPNESS),) and weights.sum() == pytest.approx(1.0)
+    assert weights[0] == weights[4] == weights.max()
+    assert weights[1] / weights[0] == pytest.approx(math.exp(-1.0), rel=1e-5)
+    assert weights[2] / weights[0] == pytest.approx(math.exp(-2.0), rel=1e-5)
+    assert weights[3] / weights[0] < 1e-20  # twice the best's avg JCT: no say at all
+
+
+def test_demonstrations_hold_every_teachers_action_with_the_episodes_weights():
+    obs, masks, labels, weights, returns = collect_demonstrations(2, SMALL, 0, 0.99)
+    n = len(obs)
+    assert obs.shape == (n, OBS_SIZE) and masks.shape == (n, N_ACTIONS)
+    assert labels.shape == weights.shape == (n, len(SHARPNESS)) and returns.shape == (n,)
+    assert masks[np.arange(n)[:, None], labels].all()  # every label is a valid action
+    assert np.allclose(weights.sum(1), 1.0)
+    # the first state of episode 0: its teachers' own actions, weighted by their returns
+    env = MoldableEnv(SMALL)
+    env.reset(seed=0)
+    expected = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), 0.02)
+    assert np.array_equal(weights[0], expected)
+    assert labels[0].tolist() == [expert_action(env.decision, s) for s in SHARPNESS]
+
+
+def test_cloning_learns_the_least_regret_action_not_the_most_often_best():
+    """One kind of state, two teachers. Teacher A is best on 60% of the workloads by 1%,
+    teacher B on the other 40% by 16%: the student should act like B (expected regret
+    0.6% against A's 6.4%), whereas cloning each workload's best teacher learns A."""
+    a, b = 3, 7  # the two teachers' actions
+    obs = np.zeros((100, OBS_SIZE), np.float32)
+    masks = np.zeros((100, N_ACTIONS), bool)
+    masks[:, [a, b]] = True
+    labels = np.tile([a, b], (100, 1))
+    weights = np.empty((100, 2), np.float32)
+    weights[:60] = teacher_weights({1.0: -1.00, 1.5: -1.01, 2.0: -9, 3.0: -9, 4.0: -9},
+                                   0.02)[:2]
+    weights[60:] = teacher_weights({1.0: -1.16, 1.5: -1.00, 2.0: -9, 3.0: -9, 4.0: -9},
+                                   0.02)[:2]
+    weights /= weights.sum(1, keepdims=True)
+    data = (obs, masks, labels, weights, np.zeros(100))
+    torch.manual_seed(0)
+    model = ActorCritic(16)
+    clone(model, data, epochs=60, lr=1e-2, seed=0, batch=50)
+    logits, _ = model(torch.as_tensor(obs[:1]), torch.as_tensor(masks[:1]))
+    assert int(logits.argmax()) == b
+    # the same data labelled by each workload's best teacher alone would teach A
+    hard = np.where(np.arange(100) < 60, a, b)[:, None]
+    torch.manual_seed(0)
+    majority = ActorCritic(16)
+    clone(majority, (obs, masks, hard, np.ones((100, 1), np.float32), np.zeros(100)),
+          epochs=60, lr=1e-2, seed=0, batch=50)
+    logits, _ = majority(torch.as_tensor(obs[:1]), torch.as_tensor(masks[:1]))
+    assert int(logits.argmax()) == a
