@@ -49,6 +49,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="teacher episodes for the warm start (0: PPO from scratch)")
     parser.add_argument("--bc-epochs", type=positive_int, default=defaults.bc_epochs,
                         help="behaviour-cloning epochs")
+    parser.add_argument("--bc-regret-scale", type=float, default=defaults.bc_regret_scale,
+                        help="0 (default): each workload's best teacher labels its states; "
+                             "> 0: every teacher does, weighted exp(-regret / this)")
     parser.add_argument("--dagger-rounds", type=int, default=defaults.dagger_rounds,
                         help="DAgger rounds after plain cloning (the student acts, the "
                              f"teachers label; default {defaults.dagger_rounds})")
@@ -91,6 +94,7 @@ def _run(args: argparse.Namespace, executor: Executor) -> int:
         ent_coef=args.ent_coef,
         bc_episodes=args.bc_episodes,
         bc_epochs=args.bc_epochs,
+        bc_regret_scale=args.bc_regret_scale,
         dagger_rounds=args.dagger_rounds,
         dagger_episodes=args.dagger_episodes,
         val_episodes=args.val_episodes,

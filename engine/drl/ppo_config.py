@@ -37,7 +37,7 @@ class PPOConfig:
     bc_episodes: int = 400  # teacher episodes for the warm start (0: PPO from scratch)
     bc_epochs: int = 20  # behaviour-cloning passes over the demonstrations
     bc_lr: float = 1e-3  # behaviour-cloning step size
-    bc_regret_scale: float = 0.02  # label weight falls by e per this avg-JCT regret of a teacher
+    bc_regret_scale: float = 0.0  # >0: teachers label weighted exp(-regret/this); 0: best only
     dagger_rounds: int = 4  # DAgger rounds after plain cloning (student acts, teacher labels)
     dagger_episodes: int = 150  # episodes per DAgger round
     val_episodes: int = 48  # validation workloads (curriculum, training seeds)

@@ -27,6 +27,8 @@ def test_a_teachers_weight_falls_by_e_per_regret_scale_of_avg_jct():
     assert weights[1] / weights[0] == pytest.approx(math.exp(-1.0), rel=1e-5)
     assert weights[2] / weights[0] == pytest.approx(math.exp(-2.0), rel=1e-5)
     assert weights[3] / weights[0] < 1e-20  # twice the best's avg JCT: no say at all
+    # at 0 (the default) the best teacher alone, the first of equals
+    assert teacher_weights(returns, 0.0).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def test_demonstrations_hold_every_teachers_action_with_the_episodes_weights():
@@ -39,7 +41,7 @@ def test_demonstrations_hold_every_teachers_action_with_the_episodes_weights():
     # the first state of episode 0: its teachers' own actions, weighted by their returns
     env = MoldableEnv(SMALL)
     env.reset(seed=0)
-    expected = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), 0.02)
+    expected = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), 0.0)
     assert np.array_equal(weights[0], expected)
     assert labels[0].tolist() == [expert_action(env.decision, s) for s in SHARPNESS]
 
