@@ -103,13 +103,13 @@ def _demonstration(
     env = MoldableEnv(curriculum)
     obs, info = env.reset(seed=seed * 100_003 + episode)
     weights = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), regret_scale)
-    best = SHARPNESS[int(weights.argmax())]  # who acts when the student does not
+    best = int(weights.argmax())  # the teacher who acts when the student does not
 
     def label_and_act(obs: np.ndarray, info: dict) -> tuple[Label, int]:
         point = env.decision
         actions = [expert_action(point, s) for s in SHARPNESS]
         if actor is None:
-            act = actions[SHARPNESS.index(best)]
+            act = actions[best]
         else:
             act = int(np.argmax(actor.probabilities(obs, info["action_mask"])))
         return (actions, weights), act
