@@ -52,6 +52,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bc-regret-scale", type=float, default=defaults.bc_regret_scale,
                         help="0 (default): each workload's best teacher labels its states; "
                              "> 0: every teacher does, weighted exp(-regret / this)")
+    parser.add_argument("--bc-segments", type=int, default=defaults.bc_segments,
+                        help="0 (default): a workload's labels are fixed at its start; > 1: "
+                             "relabelled this many times per episode, each time by the "
+                             "teachers' returns from that state on")
     parser.add_argument("--dagger-rounds", type=int, default=defaults.dagger_rounds,
                         help="DAgger rounds after plain cloning (the student acts, the "
                              f"teachers label; default {defaults.dagger_rounds})")
@@ -95,6 +99,7 @@ def _run(args: argparse.Namespace, executor: Executor) -> int:
         bc_episodes=args.bc_episodes,
         bc_epochs=args.bc_epochs,
         bc_regret_scale=args.bc_regret_scale,
+        bc_segments=args.bc_segments,
         dagger_rounds=args.dagger_rounds,
         dagger_episodes=args.dagger_episodes,
         val_episodes=args.val_episodes,

@@ -9,6 +9,14 @@ kind of state rather than the teacher that is *most often* best there (cost-sens
 classification); measured at 0.02 it validated no better (2.616 against 2.614) and moved
 failing cells around without fixing them (``docs/results.md``), so it is not the default.
 
+A label fixed at the workload's start says which teacher is best over its whole run,
+which in a long, overloaded episode depends on arrivals the state at any one decision
+cannot show. With ``segments > 1`` the episode is relabelled that many times (every
+``jobs / segments`` decisions) by each teacher's return *from that state on*
+(:func:`returns_from_here`, played on copies), and that teacher acts until the next
+relabelling: labels that follow what the state shows, on the trajectory of a teacher
+switching in hindsight, which is at least as good as the best single one.
+
 PPO from scratch needs far more simulated episodes than two shared CPU cores give in
 half an hour; starting from a policy that already schedules like a strong heuristic
 (AlphaGo did the same with human games) leaves PPO the easier job of improving on it.
@@ -18,6 +26,7 @@ PPO's first advantages are not noise.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -39,6 +48,7 @@ to 1), discounted returns of the acting policy)."""
 
 
 REGRET_SCALE = PPOConfig.bc_regret_scale
+SEGMENTS = PPOConfig.bc_segments
 EPISODES_PER_POLL = 4
 """Episodes per worker between two polls of ``should_stop``: a batch of curriculum
 episodes (10-100 ms each) ends well within a second, so Stop is honoured quickly, yet
@@ -55,6 +65,7 @@ def collect_demonstrations(
     should_stop: Callable[[], bool] | None = None,
     progress: Callable[[int, int], None] | None = None,
     regret_scale: float = REGRET_SCALE,
+    segments: int = SEGMENTS,
 ) -> Demonstrations:
     """Teacher-labelled states from ``episodes`` curriculum episodes.
 
@@ -68,7 +79,7 @@ def collect_demonstrations(
     """
     executor = executor or Executor("serial")
     batch = EPISODES_PER_POLL * executor.workers
-    shared = (curriculum, seed, gamma, actor, regret_scale)
+    shared = (curriculum, seed, gamma, actor, regret_scale, segments)
     parts: list[Demonstrations] = []
     for start in range(0, episodes, batch):
         parts += executor.map(_demonstration, list(range(start, min(start + batch, episodes))),
@@ -96,20 +107,42 @@ def teacher_weights(returns: Mapping[float, float], regret_scale: float) -> np.n
     return (weights / weights.sum()).astype(np.float32)
 
 
+def returns_from_here(env: MoldableEnv) -> dict[float, float]:
+    """Each teacher's return over the rest of ``env``'s episode, from its current state
+    (played on copies: ``env`` is left as it is)."""
+    from engine.drl.rollout import Lane  # pickles a mid-episode environment
+
+    frozen = pickle.dumps(Lane(env, np.random.default_rng(0)))
+    returns = {}
+    for s in SHARPNESS:
+        copy = pickle.loads(frozen).env
+        total, done = 0.0, False
+        while not done:
+            _, reward, done, _, _ = copy.step(expert_action(copy.decision, s))
+            total += reward
+        returns[s] = total
+    return returns
+
+
 def _demonstration(
-    shared: tuple[Curriculum, int, float, NumpyActor | None, float], episode: int
+    shared: tuple[Curriculum, int, float, NumpyActor | None, float, int], episode: int
 ) -> Demonstrations:
-    curriculum, seed, gamma, actor, regret_scale = shared
+    curriculum, seed, gamma, actor, regret_scale, segments = shared
     env = MoldableEnv(curriculum)
     obs, info = env.reset(seed=seed * 100_003 + episode)
     weights = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), regret_scale)
-    best = int(weights.argmax())  # the teacher who acts when the student does not
+    every = max(1, len(env.sim.jobs) // segments) if segments > 1 else 0
+    steps = 0
 
     def label_and_act(obs: np.ndarray, info: dict) -> tuple[Label, int]:
+        nonlocal weights, steps
+        if every and steps and steps % every == 0:
+            weights = teacher_weights(returns_from_here(env), regret_scale)
+        steps += 1
         point = env.decision
         actions = [expert_action(point, s) for s in SHARPNESS]
-        if actor is None:
-            act = actions[best]
+        if actor is None:  # the teacher best from here acts (the first of equals)
+            act = actions[int(weights.argmax())]
         else:
             act = int(np.argmax(actor.probabilities(obs, info["action_mask"])))
         return (actions, weights), act

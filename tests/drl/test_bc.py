@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.drl.bc import clone, collect_demonstrations, teacher_weights
+from engine.drl.bc import clone, collect_demonstrations, returns_from_here, teacher_weights
 from engine.drl.expert import SHARPNESS, expert_action, teacher_returns
 from engine.drl.network import ActorCritic
 from engine.env.curriculum import Curriculum
@@ -44,6 +44,44 @@ def test_demonstrations_hold_every_teachers_action_with_the_episodes_weights():
     expected = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), 0.0)
     assert np.array_equal(weights[0], expected)
     assert labels[0].tolist() == [expert_action(env.decision, s) for s in SHARPNESS]
+
+
+def test_returns_from_the_start_are_the_teachers_returns_on_the_workload():
+    env = MoldableEnv(SMALL)
+    env.reset(seed=3)
+    before = env.decision.obs.copy()
+    assert returns_from_here(env) == pytest.approx(teacher_returns(env.sim.jobs, env.sim.cluster))
+    assert np.array_equal(env.decision.obs, before)  # played on copies: env is untouched
+
+
+def test_returns_from_a_later_state_count_only_the_rest_of_the_episode():
+    env = MoldableEnv(SMALL)
+    env.reset(seed=3)
+    so_far, done, steps = 0.0, False, 0
+    while steps < 6 and not done:
+        _, reward, done, _, _ = env.step(expert_action(env.decision, 2.0))
+        so_far, steps = so_far + reward, steps + 1
+    assert not done
+    rest = returns_from_here(env)
+    whole = teacher_returns(env.sim.jobs, env.sim.cluster)
+    # the knee teacher played from the start = its first steps + the rest, played by it
+    assert so_far + rest[2.0] == pytest.approx(whole[2.0])
+
+
+def test_segments_relabel_an_episode_by_the_teacher_best_from_each_point_on():
+    once = collect_demonstrations(3, SMALL, 0, 0.99)
+    segmented = collect_demonstrations(3, SMALL, 0, 0.99, segments=4)
+    # the first segment is labelled as without segments: by the whole workload
+    assert np.array_equal(once[3][0], segmented[3][0])
+    assert np.allclose(segmented[3].sum(1), 1.0)
+    assert set(np.unique(segmented[3])) <= {0.0, 1.0}  # still one teacher per state
+
+    def switches(weights: np.ndarray) -> int:
+        best = weights.argmax(1)
+        return int((best[1:] != best[:-1]).sum())
+
+    # without segments the label changes only between episodes; with them also within
+    assert switches(once[3]) <= 2 < switches(segmented[3])
 
 
 def test_cloning_learns_the_least_regret_action_not_the_most_often_best():
