@@ -63,8 +63,8 @@ count is fixed when it starts. At every arrival or completion the scheduler deci
 
 The `drl` policy is a neural network trained on this MDP: first it imitates heuristic
 teachers (shortest job first, each job on the GPU count that maximises GPUs x
-efficiency^s), where each training workload is labelled by the teacher *s* that
-scheduled it best; then PPO fine-tunes it.
+efficiency^s): at eight points along each training workload, every state is labelled by
+the teacher *s* that schedules the rest of it best from there; then PPO fine-tunes it.
 
 **Why one policy holds on every cluster.** It sees only ratios: free GPUs as a fraction
 of the cluster, the queue over the cluster's size, run times over the window's mean,

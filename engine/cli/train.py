@@ -53,9 +53,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="0 (default): each workload's best teacher labels its states; "
                              "> 0: every teacher does, weighted exp(-regret / this)")
     parser.add_argument("--bc-segments", type=int, default=defaults.bc_segments,
-                        help="0 (default): a workload's labels are fixed at its start; > 1: "
-                             "relabelled this many times per episode, each time by the "
-                             "teachers' returns from that state on")
+                        help="relabel each episode this many times, each time by the "
+                             "teachers' returns from that state on (default "
+                             f"{defaults.bc_segments}; 0 or 1: once, by the whole workload)")
     parser.add_argument("--dagger-rounds", type=int, default=defaults.dagger_rounds,
                         help="DAgger rounds after plain cloning (the student acts, the "
                              f"teachers label; default {defaults.dagger_rounds})")
@@ -143,8 +143,9 @@ def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
         "method": (
             "behaviour cloning (plus DAgger) of heuristic teachers (engine.drl.expert: SJF "
             "over the window, GPU count maximising GPUs x efficiency^s, s in "
-            f"{', '.join(f'{x:g}' for x in SHARPNESS)}; each curriculum episode labelled by "
-            "the s that scheduled it best), then PPO fine-tuning with masked actions; the "
+            f"{', '.join(f'{x:g}' for x in SHARPNESS)}; each curriculum episode labelled, "
+            f"{config.bc_segments} times along it if bc_segments > 1, by the s that "
+            "scheduled the rest of it best), then PPO fine-tuning with masked actions; the "
             "weights kept are those with the best validation score"
         ),
         "command": " ".join([program_name(), *sys.argv[1:]]),

@@ -1,7 +1,7 @@
 """Behaviour-cloning warm start: imitate the heuristic teachers before PPO fine-tunes.
 
 Every state is labelled by the five teachers' actions, each weighted by how well that
-teacher scheduled the episode's whole workload (:func:`teacher_weights`). By default
+teacher schedules the episode from there on (:func:`teacher_weights`). By default
 (``regret_scale`` 0, how the shipped weights were trained) the best teacher in hindsight
 takes all the weight. With ``regret_scale > 0`` a teacher that much of average JCT behind
 the best counts ``1/e`` as much, so the student learns the least expected regret in each
@@ -11,11 +11,13 @@ failing cells around without fixing them (``docs/results.md``), so it is not the
 
 A label fixed at the workload's start says which teacher is best over its whole run,
 which in a long, overloaded episode depends on arrivals the state at any one decision
-cannot show. With ``segments > 1`` the episode is relabelled that many times (every
-``jobs / segments`` decisions) by each teacher's return *from that state on*
+cannot show. So the episode is relabelled ``segments`` times (every ``jobs / segments``
+decisions; default 8, the shipped weights) by each teacher's return *from that state on*
 (:func:`returns_from_here`, played on copies), and that teacher acts until the next
 relabelling: labels that follow what the state shows, on the trajectory of a teacher
-switching in hindsight, which is at least as good as the best single one.
+switching in hindsight, which is at least as good as the best single one. Measured
+against labels fixed at the start (``segments`` 0), same seed: validation 2.602 against
+2.614, 40 of 46 matrix cells against 38 (``docs/results.md``).
 
 PPO from scratch needs far more simulated episodes than two shared CPU cores give in
 half an hour; starting from a policy that already schedules like a strong heuristic

@@ -69,7 +69,7 @@ def test_returns_from_a_later_state_count_only_the_rest_of_the_episode():
 
 
 def test_segments_relabel_an_episode_by_the_teacher_best_from_each_point_on():
-    once = collect_demonstrations(3, SMALL, 0, 0.99)
+    once = collect_demonstrations(3, SMALL, 0, 0.99, segments=0)
     segmented = collect_demonstrations(3, SMALL, 0, 0.99, segments=4)
     # the first segment is labelled as without segments: by the whole workload
     assert np.array_equal(once[3][0], segmented[3][0])
