@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -112,18 +113,11 @@ def teacher_weights(returns: Mapping[float, float], regret_scale: float) -> np.n
 def returns_from_here(env: MoldableEnv) -> dict[float, float]:
     """Each teacher's return over the rest of ``env``'s episode, from its current state
     (played on copies: ``env`` is left as it is)."""
-    from engine.drl.rollout import Lane  # pickles a mid-episode environment
+    from engine.drl.rollout import Lane, finish  # Lane pickles a mid-episode environment
 
     frozen = pickle.dumps(Lane(env, np.random.default_rng(0)))
-    returns = {}
-    for s in SHARPNESS:
-        copy = pickle.loads(frozen).env
-        total, done = 0.0, False
-        while not done:
-            _, reward, done, _, _ = copy.step(expert_action(copy.decision, s))
-            total += reward
-        returns[s] = total
-    return returns
+    return {s: finish(pickle.loads(frozen).env, partial(expert_action, sharpness=s))
+            for s in SHARPNESS}
 
 
 def _demonstration(

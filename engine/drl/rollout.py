@@ -13,7 +13,9 @@ differ by at most 3e-6 (``tests/drl/test_rollout.py`` holds them within 1e-5).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,7 @@ import numpy as np
 from engine.cluster import Cluster
 from engine.drl.actor import NumpyActor
 from engine.drl.expert import expert_action, teacher_returns
+from engine.env.features import DecisionPoint
 from engine.env.moldable_env import MoldableEnv
 from engine.env.spec import N_ACTIONS, OBS_SIZE
 from engine.job import Job
@@ -113,11 +116,15 @@ def greedy_return(actor: NumpyActor | None, workload: tuple[list[Job], Cluster],
         return max(teacher_returns(jobs, cluster).values())
     env = MoldableEnv(jobs=jobs, cluster=cluster)
     env.reset()
+    if actor is None:
+        return finish(env, partial(expert_action, sharpness=sharpness))
+    return finish(env, lambda point: int(np.argmax(actor.probabilities(point.obs, point.mask))))
+
+
+def finish(env: MoldableEnv, choose: Callable[[DecisionPoint], int]) -> float:
+    """Play ``env``'s episode to its end with ``choose``; the return of the steps played."""
     total, done = 0.0, False
     while not done:
-        point = env.decision
-        action = expert_action(point, sharpness) if actor is None else int(
-            np.argmax(actor.probabilities(point.obs, point.mask)))
-        _, reward, done, _, _ = env.step(action)
+        _, reward, done, _, _ = env.step(choose(env.decision))
         total += reward
     return total
