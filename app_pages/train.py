@@ -44,6 +44,7 @@ def start() -> None:
         clip_coef=float(ss["tr_clip"]), ent_coef=float(ss["tr_ent"]),
         gamma=float(ss["tr_gamma"]), hidden=int(ss["tr_hidden"]), bc_episodes=bc_episodes,
         dagger_episodes=bc_episodes,  # the warm start grows with the episodes asked for
+        bc_segments=int(ss["tr_segments"]),
         val_episodes=int(ss["tr_val"]), eval_every=int(ss["tr_eval_every"]),
         curriculum=replace(CURRICULA[ss["tr_preset"]], cluster_gpus=tuple(ss["tr_sizes"]),
                            loads=ss["tr_loads"], jobs=ss["tr_jobs"],
@@ -101,6 +102,10 @@ with st.form("train_form"):
     b.number_input("validation workloads", 1, 50, 4, key="tr_val")
     c.number_input("validate every", 1, 50, 2, key="tr_eval_every")
     d.number_input("training seed", 0, 10_000, 0, key="tr_seed")
+    a.number_input("relabellings per episode", 0, 32, PPOConfig.bc_segments, key="tr_segments",
+                   help="How often each warm-start episode is relabelled by the teacher that "
+                   "plays the rest of it best (8: how the shipped drl learned; 0: once, by the "
+                   "whole workload, about 40% faster).")
     st.subheader("Training workloads")
     a, b = st.columns(2)
     a.multiselect("cluster sizes (GPUs)", CLUSTER_SIZES, default=[16, 32, 64], key="tr_sizes",

@@ -43,6 +43,19 @@ def test_tiny_training_run_is_kept_and_usable() -> None:
     assert len(at.table[0].value) > 0
 
 
+def test_the_relabelling_count_reaches_the_run() -> None:
+    at = open_app("train")
+    assert at.number_input(key="tr_segments").value == PPOConfig.bc_segments  # as shipped
+    for key, value in {**TINY, "tr_segments": 0}.items():
+        at.number_input(key=key).set_value(value)
+    at.multiselect(key="tr_sizes").set_value([8])
+    at.slider(key="tr_jobs").set_value((20, 30))
+    at.button(key="FormSubmitter:train_form-Start training").click().run()
+    run = at.session_state["training"]
+    run.thread.join(120)
+    assert run.error is None and run.config.bc_segments == 0
+
+
 def test_stop_ends_training_early() -> None:
     at = open_app("train")
     for key, value in {**TINY, "tr_iterations": 50}.items():
