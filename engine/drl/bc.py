@@ -53,9 +53,10 @@ to 1), discounted returns of the acting policy)."""
 REGRET_SCALE = PPOConfig.bc_regret_scale
 SEGMENTS = PPOConfig.bc_segments
 EPISODES_PER_POLL = 4
-"""Episodes per worker between two polls of ``should_stop``: a batch of curriculum
-episodes (10-100 ms each) ends well within a second, so Stop is honoured quickly, yet
-each worker gets a few tasks per map."""
+"""Episodes per worker between two polls of ``should_stop``: a batch of the Train page's
+small episodes (tens of ms each, three to four times that with relabelling) ends within
+about a second, so Stop is honoured quickly, yet each worker gets a few tasks per map;
+the broad curriculum's longest episodes take seconds each."""
 
 
 def collect_demonstrations(
