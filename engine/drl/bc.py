@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.drl.actor import NumpyActor
-from engine.drl.expert import SHARPNESS, expert_action, teacher_returns
+from engine.drl.expert import SHARPNESS, expert_action
 from engine.drl.ppo_config import PPOConfig
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
@@ -127,13 +127,13 @@ def _demonstration(
     curriculum, seed, gamma, actor, regret_scale, segments = shared
     env = MoldableEnv(curriculum)
     obs, info = env.reset(seed=seed * 100_003 + episode)
-    weights = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), regret_scale)
-    every = max(1, len(env.sim.jobs) // segments) if segments > 1 else 0
-    steps = 0
+    every = max(1, len(env.sim.jobs) // max(segments, 1))
+    weights, steps = None, 0
 
     def label_and_act(obs: np.ndarray, info: dict) -> tuple[Label, int]:
         nonlocal weights, steps
-        if every and steps and steps % every == 0:
+        # labelled at the start (by the whole workload), relabelled every `every` steps
+        if steps == 0 or (segments > 1 and steps % every == 0):
             weights = teacher_weights(returns_from_here(env), regret_scale)
         steps += 1
         point = env.decision

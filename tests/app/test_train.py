@@ -18,13 +18,18 @@ def test_train_page_renders_the_form() -> None:
     assert "start training" in texts(at).lower()
 
 
-def test_tiny_training_run_is_kept_and_usable() -> None:
-    at = open_app("train")
-    for key, value in TINY.items():
+def start_tiny(at: object, **settings: int) -> None:
+    """Start a run of the tiny settings (with ``settings`` over them) on one 8-GPU node."""
+    for key, value in {**TINY, **settings}.items():
         at.number_input(key=key).set_value(value)
     at.multiselect(key="tr_sizes").set_value([8])
     at.slider(key="tr_jobs").set_value((20, 30))
     at.button(key="FormSubmitter:train_form-Start training").click().run()
+
+
+def test_tiny_training_run_is_kept_and_usable() -> None:
+    at = open_app("train")
+    start_tiny(at)
     assert not at.exception
     run = at.session_state["training"]
     run.thread.join(120)
@@ -46,11 +51,7 @@ def test_tiny_training_run_is_kept_and_usable() -> None:
 def test_the_relabelling_count_reaches_the_run() -> None:
     at = open_app("train")
     assert at.number_input(key="tr_segments").value == PPOConfig.bc_segments  # as shipped
-    for key, value in {**TINY, "tr_segments": 0}.items():
-        at.number_input(key=key).set_value(value)
-    at.multiselect(key="tr_sizes").set_value([8])
-    at.slider(key="tr_jobs").set_value((20, 30))
-    at.button(key="FormSubmitter:train_form-Start training").click().run()
+    start_tiny(at, tr_segments=0)
     run = at.session_state["training"]
     run.thread.join(120)
     assert run.error is None and run.config.bc_segments == 0
@@ -58,11 +59,7 @@ def test_the_relabelling_count_reaches_the_run() -> None:
 
 def test_stop_ends_training_early() -> None:
     at = open_app("train")
-    for key, value in {**TINY, "tr_iterations": 50}.items():
-        at.number_input(key=key).set_value(value)
-    at.multiselect(key="tr_sizes").set_value([8])
-    at.slider(key="tr_jobs").set_value((20, 30))
-    at.button(key="FormSubmitter:train_form-Start training").click().run()
+    start_tiny(at, tr_iterations=50)
     run = at.session_state["training"]
     while run.warming_up and run.running:  # a stop after the warm start ends it cleanly
         time.sleep(0.1)
