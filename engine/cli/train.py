@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, positive_int
-from engine.drl.expert import SHARPNESS
+from engine.drl.expert import KNEE, SHARPNESS
 from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
@@ -56,6 +56,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="relabel each episode this many times, each time by the "
                              "teachers' returns from that state on (default "
                              f"{defaults.bc_segments}; 0 or 1: once, by the whole workload)")
+    parser.add_argument("--bc-knee-margin", type=float, default=defaults.bc_knee_margin,
+                        help="the knee teacher (s=2) labels a state unless another teacher "
+                             "schedules the rest of the episode this fraction better "
+                             f"(default {defaults.bc_knee_margin:g}: the best one labels)")
     parser.add_argument("--dagger-rounds", type=int, default=defaults.dagger_rounds,
                         help="DAgger rounds after plain cloning (the student acts, the "
                              f"teachers label; default {defaults.dagger_rounds})")
@@ -100,6 +104,7 @@ def _run(args: argparse.Namespace, executor: Executor) -> int:
         bc_epochs=args.bc_epochs,
         bc_regret_scale=args.bc_regret_scale,
         bc_segments=args.bc_segments,
+        bc_knee_margin=args.bc_knee_margin,
         dagger_rounds=args.dagger_rounds,
         dagger_episodes=args.dagger_episodes,
         val_episodes=args.val_episodes,
@@ -145,7 +150,10 @@ def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
             "over the window, GPU count maximising GPUs x efficiency^s, s in "
             f"{', '.join(f'{x:g}' for x in SHARPNESS)}; each curriculum episode labelled, "
             f"{config.bc_segments} times along it if bc_segments > 1, by the s that "
-            "scheduled the rest of it best), then PPO fine-tuning with masked actions; the "
+            "scheduled the rest of it best"
+            + (f", the knee s={KNEE:g} unless another was {config.bc_knee_margin:.0%} better"
+               if config.bc_knee_margin > 0 else "")
+            + "), then PPO fine-tuning with masked actions; the "
             "weights kept are those with the best validation score"
         ),
         "command": " ".join([program_name(), *sys.argv[1:]]),

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.drl.actor import NumpyActor
-from engine.drl.expert import SHARPNESS, expert_action
+from engine.drl.expert import KNEE, SHARPNESS, expert_action
 from engine.drl.ppo_config import PPOConfig
 from engine.env.curriculum import Curriculum
 from engine.env.moldable_env import MoldableEnv
@@ -52,6 +52,7 @@ to 1), discounted returns of the acting policy)."""
 
 REGRET_SCALE = PPOConfig.bc_regret_scale
 SEGMENTS = PPOConfig.bc_segments
+KNEE_MARGIN = PPOConfig.bc_knee_margin
 EPISODES_PER_POLL = 4
 """Episodes per worker between two polls of ``should_stop``: a batch of the Train page's
 small episodes (tens of ms each, three to four times that with relabelling) ends within
@@ -70,6 +71,7 @@ def collect_demonstrations(
     progress: Callable[[int, int], None] | None = None,
     regret_scale: float = REGRET_SCALE,
     segments: int = SEGMENTS,
+    knee_margin: float = KNEE_MARGIN,
 ) -> Demonstrations:
     """Teacher-labelled states from ``episodes`` curriculum episodes.
 
@@ -83,7 +85,7 @@ def collect_demonstrations(
     """
     executor = executor or Executor("serial")
     batch = EPISODES_PER_POLL * executor.workers
-    shared = (curriculum, seed, gamma, actor, regret_scale, segments)
+    shared = (curriculum, seed, gamma, actor, regret_scale, segments, knee_margin)
     parts: list[Demonstrations] = []
     for start in range(0, episodes, batch):
         parts += executor.map(_demonstration, list(range(start, min(start + batch, episodes))),
@@ -95,18 +97,29 @@ def collect_demonstrations(
     return merge(*parts)
 
 
-def teacher_weights(returns: Mapping[float, float], regret_scale: float) -> np.ndarray:
+def teacher_weights(
+    returns: Mapping[float, float], regret_scale: float, knee_margin: float = KNEE_MARGIN
+) -> np.ndarray:
     """Label weights of the teachers (in :data:`SHARPNESS` order) from their returns.
 
     A return is minus average JCT over its ideal, so ``returns[s] / returns[best] - 1``
     is teacher ``s``'s regret: the fraction of average JCT it adds to the best teacher's.
-    Weights are ``exp(-regret / regret_scale)``, normalised to sum to 1; at 0, all of it
-    goes to the best teacher (the first of equals).
+    The knee's regret is first reduced by ``knee_margin`` (not below 0), so it keeps the
+    label unless another teacher is that much better: a state that looks alike in a
+    quiet and in an overloaded episode then learns the knee, which is never far behind,
+    rather than the wide teacher, which loses badly where it is wrong. Weights are
+    ``exp(-regret / regret_scale)``, normalised to sum to 1; at 0, all of it goes to the
+    best teacher (the first of equals; with a margin, the knee among them).
     """
     values = np.array([returns[s] for s in SHARPNESS])
     regret = values / values.max() - 1.0  # both negative: avg JCT over the best one
+    knee = SHARPNESS.index(KNEE)
+    regret[knee] = max(regret[knee] - knee_margin, 0.0)
     if regret_scale <= 0:
-        return np.eye(len(SHARPNESS), dtype=np.float32)[int(regret.argmin())]
+        # within the margin the knee ties the best and takes the label; at 0 the first
+        # of equals does (how the shipped weights were labelled)
+        best = knee if knee_margin > 0 and regret[knee] == 0.0 else int(regret.argmin())
+        return np.eye(len(SHARPNESS), dtype=np.float32)[best]
     weights = np.exp(-regret / regret_scale)
     return (weights / weights.sum()).astype(np.float32)
 
@@ -122,9 +135,9 @@ def returns_from_here(env: MoldableEnv) -> dict[float, float]:
 
 
 def _demonstration(
-    shared: tuple[Curriculum, int, float, NumpyActor | None, float, int], episode: int
+    shared: tuple[Curriculum, int, float, NumpyActor | None, float, int, float], episode: int
 ) -> Demonstrations:
-    curriculum, seed, gamma, actor, regret_scale, segments = shared
+    curriculum, seed, gamma, actor, regret_scale, segments, knee_margin = shared
     env = MoldableEnv(curriculum)
     obs, info = env.reset(seed=seed * 100_003 + episode)
     every = max(1, len(env.sim.jobs) // max(segments, 1))
@@ -134,7 +147,7 @@ def _demonstration(
         nonlocal weights, steps
         # labelled at the start (by the whole workload), relabelled every `every` steps
         if steps == 0 or (segments > 1 and steps % every == 0):
-            weights = teacher_weights(returns_from_here(env), regret_scale)
+            weights = teacher_weights(returns_from_here(env), regret_scale, knee_margin)
         steps += 1
         point = env.decision
         actions = [expert_action(point, s) for s in SHARPNESS]

@@ -31,6 +31,20 @@ def test_a_teachers_weight_falls_by_e_per_regret_scale_of_avg_jct():
     assert teacher_weights(returns, 0.0).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
 
 
+def test_the_knee_keeps_the_label_unless_another_teacher_beats_it_by_the_margin():
+    # s = 1 schedules the rest 4% better than the knee (s = 2), s = 1.5 2% better
+    returns = {1.0: -2.0, 1.5: -2.04, 2.0: -2.08, 3.0: -4.0, 4.0: -2.5}
+    assert teacher_weights(returns, 0.0, knee_margin=0.03).tolist() == [1, 0, 0, 0, 0]
+    assert teacher_weights(returns, 0.0, knee_margin=0.05).tolist() == [0, 0, 1, 0, 0]
+    # with a margin a tie goes to the knee; without one to the first (the shipped labels)
+    tie = {1.0: -2.0, 1.5: -2.0, 2.0: -2.0, 3.0: -2.0, 4.0: -2.0}
+    assert teacher_weights(tie, 0.0, knee_margin=0.01).tolist() == [0, 0, 1, 0, 0]
+    assert teacher_weights(tie, 0.0).tolist() == [1, 0, 0, 0, 0]
+    # with soft labels the margin lowers the knee's regret: 4% - 3% = 1% behind s = 1
+    soft = teacher_weights(returns, 0.02, knee_margin=0.03)
+    assert soft[2] / soft[0] == pytest.approx(math.exp(-0.5), rel=1e-4)
+
+
 def test_demonstrations_hold_every_teachers_action_with_the_episodes_weights():
     obs, masks, labels, weights, returns = collect_demonstrations(2, SMALL, 0, 0.99)
     n = len(obs)
