@@ -196,7 +196,8 @@ def train(
                 NumpyActor(model.state_dict()) if round_ else None, executor, stop,
                 lambda done, total, stage=stage, round_=round_: report(
                     stage, round_, done, total),
-                config.bc_regret_scale, config.bc_segments, config.bc_knee_margin,
+                regret_scale=config.bc_regret_scale, segments=config.bc_segments,
+                knee_margin=config.bc_knee_margin,
             )
             data = played if data is None else merge(data, played)
             if stop():
