@@ -1,7 +1,7 @@
 """Behaviour-cloning warm start: imitate the heuristic teachers before PPO fine-tunes.
 
 Every state is labelled by the five teachers' actions, each weighted by how well that
-teacher schedules the episode from there on (:func:`teacher_weights`). By default
+teacher schedules the episode from there on (:meth:`Labelling.weights`). By default
 (``regret_scale`` 0, how the shipped weights were trained) the best teacher in hindsight
 takes all the weight. With ``regret_scale > 0`` a teacher that much of average JCT behind
 the best counts ``1/e`` as much, so the student learns the least expected regret in each
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -50,14 +51,51 @@ Demonstrations = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarra
 to 1), discounted returns of the acting policy)."""
 
 
-REGRET_SCALE = PPOConfig.bc_regret_scale
-SEGMENTS = PPOConfig.bc_segments
-KNEE_MARGIN = PPOConfig.bc_knee_margin
 EPISODES_PER_POLL = 4
 """Episodes per worker between two polls of ``should_stop``: a batch of the Train page's
 small episodes (tens of ms each, three to four times that with relabelling) ends within
 about a second, so Stop is honoured quickly, yet each worker gets a few tasks per map;
 the broad curriculum's longest episodes take seconds each."""
+
+
+@dataclass(frozen=True)
+class Labelling:
+    """How teachers label a demonstration: PPOConfig's three ``bc_*`` settings as one
+    value (checkpoints store them flat, with the rest of the config)."""
+
+    regret_scale: float = PPOConfig.bc_regret_scale
+    segments: int = PPOConfig.bc_segments
+    knee_margin: float = PPOConfig.bc_knee_margin
+
+    @classmethod
+    def of(cls, config: PPOConfig) -> Labelling:
+        return cls(config.bc_regret_scale, config.bc_segments, config.bc_knee_margin)
+
+    def weights(self, returns: Mapping[float, float]) -> np.ndarray:
+        """Label weights of the teachers (in :data:`SHARPNESS` order) from their returns.
+
+        A return is minus average JCT over its ideal, so ``returns[s] / returns[best] - 1``
+        is teacher ``s``'s regret: the fraction of average JCT it adds to the best
+        teacher's. The knee's regret is first reduced by ``knee_margin`` (not below 0), so
+        it keeps the label unless another teacher is that much better: a state that looks
+        alike in a quiet and in an overloaded episode then learns the knee, which is never
+        far behind, rather than the wide teacher, which loses badly where it is wrong.
+        Weights are ``exp(-regret / regret_scale)``, normalised to sum to 1; at 0, all of
+        it goes to the best teacher (the first of equals; with a margin, the knee among
+        them).
+        """
+        values = np.array([returns[s] for s in SHARPNESS])
+        regret = values / values.max() - 1.0  # both negative: avg JCT over the best one
+        knee = SHARPNESS.index(KNEE)
+        regret[knee] = max(regret[knee] - self.knee_margin, 0.0)
+        if self.regret_scale <= 0:
+            # within the margin the knee ties the best and takes the label; without a
+            # margin the first of equals does
+            best = (knee if self.knee_margin > 0 and regret[knee] == 0.0
+                    else int(regret.argmin()))
+            return np.eye(len(SHARPNESS), dtype=np.float32)[best]
+        weights = np.exp(-regret / self.regret_scale)
+        return (weights / weights.sum()).astype(np.float32)
 
 
 def collect_demonstrations(
@@ -69,9 +107,7 @@ def collect_demonstrations(
     executor: Executor | None = None,
     should_stop: Callable[[], bool] | None = None,
     progress: Callable[[int, int], None] | None = None,
-    regret_scale: float = REGRET_SCALE,
-    segments: int = SEGMENTS,
-    knee_margin: float = KNEE_MARGIN,
+    labelling: Labelling = Labelling(),
 ) -> Demonstrations:
     """Teacher-labelled states from ``episodes`` curriculum episodes.
 
@@ -85,7 +121,7 @@ def collect_demonstrations(
     """
     executor = executor or Executor("serial")
     batch = EPISODES_PER_POLL * executor.workers
-    shared = (curriculum, seed, gamma, actor, regret_scale, segments, knee_margin)
+    shared = (curriculum, seed, gamma, actor, labelling)
     parts: list[Demonstrations] = []
     for start in range(0, episodes, batch):
         parts += executor.map(_demonstration, list(range(start, min(start + batch, episodes))),
@@ -95,33 +131,6 @@ def collect_demonstrations(
         if should_stop is not None and should_stop():
             break
     return merge(*parts)
-
-
-def teacher_weights(
-    returns: Mapping[float, float], regret_scale: float, knee_margin: float = KNEE_MARGIN
-) -> np.ndarray:
-    """Label weights of the teachers (in :data:`SHARPNESS` order) from their returns.
-
-    A return is minus average JCT over its ideal, so ``returns[s] / returns[best] - 1``
-    is teacher ``s``'s regret: the fraction of average JCT it adds to the best teacher's.
-    The knee's regret is first reduced by ``knee_margin`` (not below 0), so it keeps the
-    label unless another teacher is that much better: a state that looks alike in a
-    quiet and in an overloaded episode then learns the knee, which is never far behind,
-    rather than the wide teacher, which loses badly where it is wrong. Weights are
-    ``exp(-regret / regret_scale)``, normalised to sum to 1; at 0, all of it goes to the
-    best teacher (the first of equals; with a margin, the knee among them).
-    """
-    values = np.array([returns[s] for s in SHARPNESS])
-    regret = values / values.max() - 1.0  # both negative: avg JCT over the best one
-    knee = SHARPNESS.index(KNEE)
-    regret[knee] = max(regret[knee] - knee_margin, 0.0)
-    if regret_scale <= 0:
-        # within the margin the knee ties the best and takes the label; at 0 the first
-        # of equals does (how the shipped weights were labelled)
-        best = knee if knee_margin > 0 and regret[knee] == 0.0 else int(regret.argmin())
-        return np.eye(len(SHARPNESS), dtype=np.float32)[best]
-    weights = np.exp(-regret / regret_scale)
-    return (weights / weights.sum()).astype(np.float32)
 
 
 def returns_from_here(env: MoldableEnv) -> dict[float, float]:
@@ -135,9 +144,10 @@ def returns_from_here(env: MoldableEnv) -> dict[float, float]:
 
 
 def _demonstration(
-    shared: tuple[Curriculum, int, float, NumpyActor | None, float, int, float], episode: int
+    shared: tuple[Curriculum, int, float, NumpyActor | None, Labelling], episode: int
 ) -> Demonstrations:
-    curriculum, seed, gamma, actor, regret_scale, segments, knee_margin = shared
+    curriculum, seed, gamma, actor, labelling = shared
+    segments = labelling.segments
     env = MoldableEnv(curriculum)
     obs, info = env.reset(seed=seed * 100_003 + episode)
     every = max(1, len(env.sim.jobs) // max(segments, 1))
@@ -147,7 +157,7 @@ def _demonstration(
         nonlocal weights, steps
         # labelled at the start (by the whole workload), relabelled every `every` steps
         if steps == 0 or (segments > 1 and steps % every == 0):
-            weights = teacher_weights(returns_from_here(env), regret_scale, knee_margin)
+            weights = labelling.weights(returns_from_here(env))
         steps += 1
         point = env.decision
         actions = [expert_action(point, s) for s in SHARPNESS]

@@ -30,7 +30,7 @@ from torch.distributions import Categorical
 
 from engine.cluster import Cluster
 from engine.drl.actor import NumpyActor
-from engine.drl.bc import clone, collect_demonstrations, merge
+from engine.drl.bc import Labelling, clone, collect_demonstrations, merge
 from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from engine.drl.network import ActorCritic, copy_state
 from engine.drl.ppo_config import PPOConfig
@@ -196,8 +196,7 @@ def train(
                 NumpyActor(model.state_dict()) if round_ else None, executor, stop,
                 lambda done, total, stage=stage, round_=round_: report(
                     stage, round_, done, total),
-                regret_scale=config.bc_regret_scale, segments=config.bc_segments,
-                knee_margin=config.bc_knee_margin,
+                labelling=Labelling.of(config),
             )
             data = played if data is None else merge(data, played)
             if stop():

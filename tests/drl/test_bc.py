@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.drl.bc import clone, collect_demonstrations, returns_from_here, teacher_weights
+from engine.drl.bc import Labelling, clone, collect_demonstrations, returns_from_here
 from engine.drl.expert import SHARPNESS, expert_action, teacher_returns
 from engine.drl.network import ActorCritic
 from engine.env.curriculum import Curriculum
@@ -21,27 +21,27 @@ SMALL = Curriculum(cluster_gpus=(8, 16), jobs=(10, 20))
 def test_a_teachers_weight_falls_by_e_per_regret_scale_of_avg_jct():
     # returns are minus avg JCT / ideal: s = 1 is best, s = 1.5 is 2% behind, s = 2 4%
     returns = {1.0: -2.0, 1.5: -2.04, 2.0: -2.08, 3.0: -4.0, 4.0: -2.0}
-    weights = teacher_weights(returns, regret_scale=0.02)
+    weights = Labelling(regret_scale=0.02).weights(returns)
     assert weights.shape == (len(SHARPNESS),) and weights.sum() == pytest.approx(1.0)
     assert weights[0] == weights[4] == weights.max()
     assert weights[1] / weights[0] == pytest.approx(math.exp(-1.0), rel=1e-5)
     assert weights[2] / weights[0] == pytest.approx(math.exp(-2.0), rel=1e-5)
     assert weights[3] / weights[0] < 1e-20  # twice the best's avg JCT: no say at all
     # at 0 (the default) the best teacher alone, the first of equals
-    assert teacher_weights(returns, 0.0).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert Labelling(0.0, knee_margin=0.0).weights(returns).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def test_the_knee_keeps_the_label_unless_another_teacher_beats_it_by_the_margin():
     # s = 1 schedules the rest 4% better than the knee (s = 2), s = 1.5 2% better
     returns = {1.0: -2.0, 1.5: -2.04, 2.0: -2.08, 3.0: -4.0, 4.0: -2.5}
-    assert teacher_weights(returns, 0.0, knee_margin=0.03).tolist() == [1, 0, 0, 0, 0]
-    assert teacher_weights(returns, 0.0, knee_margin=0.05).tolist() == [0, 0, 1, 0, 0]
+    assert Labelling(0.0, knee_margin=0.03).weights(returns).tolist() == [1, 0, 0, 0, 0]
+    assert Labelling(0.0, knee_margin=0.05).weights(returns).tolist() == [0, 0, 1, 0, 0]
     # with a margin a tie goes to the knee; without one to the first (the shipped labels)
     tie = {1.0: -2.0, 1.5: -2.0, 2.0: -2.0, 3.0: -2.0, 4.0: -2.0}
-    assert teacher_weights(tie, 0.0, knee_margin=0.01).tolist() == [0, 0, 1, 0, 0]
-    assert teacher_weights(tie, 0.0).tolist() == [1, 0, 0, 0, 0]
+    assert Labelling(0.0, knee_margin=0.01).weights(tie).tolist() == [0, 0, 1, 0, 0]
+    assert Labelling(0.0, knee_margin=0.0).weights(tie).tolist() == [1, 0, 0, 0, 0]
     # with soft labels the margin lowers the knee's regret: 4% - 3% = 1% behind s = 1
-    soft = teacher_weights(returns, 0.02, knee_margin=0.03)
+    soft = Labelling(0.02, knee_margin=0.03).weights(returns)
     assert soft[2] / soft[0] == pytest.approx(math.exp(-0.5), rel=1e-4)
 
 
@@ -55,7 +55,7 @@ def test_demonstrations_hold_every_teachers_action_with_the_episodes_weights():
     # the first state of episode 0: its teachers' own actions, weighted by their returns
     env = MoldableEnv(SMALL)
     env.reset(seed=0)
-    expected = teacher_weights(teacher_returns(env.sim.jobs, env.sim.cluster), 0.0)
+    expected = Labelling().weights(teacher_returns(env.sim.jobs, env.sim.cluster))
     assert np.array_equal(weights[0], expected)
     assert labels[0].tolist() == [expert_action(env.decision, s) for s in SHARPNESS]
 
@@ -83,8 +83,8 @@ def test_returns_from_a_later_state_count_only_the_rest_of_the_episode():
 
 
 def test_segments_relabel_an_episode_by_the_teacher_best_from_each_point_on():
-    once = collect_demonstrations(3, SMALL, 0, 0.99, segments=0)
-    segmented = collect_demonstrations(3, SMALL, 0, 0.99, segments=4)
+    once = collect_demonstrations(3, SMALL, 0, 0.99, labelling=Labelling(segments=0))
+    segmented = collect_demonstrations(3, SMALL, 0, 0.99, labelling=Labelling(segments=4))
     # the first segment is labelled as without segments: by the whole workload
     assert np.array_equal(once[3][0], segmented[3][0])
     assert np.allclose(segmented[3].sum(1), 1.0)
@@ -108,10 +108,8 @@ def test_cloning_learns_the_least_regret_action_not_the_most_often_best():
     masks[:, [a, b]] = True
     labels = np.tile([a, b], (100, 1))
     weights = np.empty((100, 2), np.float32)
-    weights[:60] = teacher_weights({1.0: -1.00, 1.5: -1.01, 2.0: -9, 3.0: -9, 4.0: -9},
-                                   0.02)[:2]
-    weights[60:] = teacher_weights({1.0: -1.16, 1.5: -1.00, 2.0: -9, 3.0: -9, 4.0: -9},
-                                   0.02)[:2]
+    weights[:60] = Labelling(0.02).weights({1.0: -1.00, 1.5: -1.01, 2.0: -9, 3.0: -9, 4.0: -9})[:2]
+    weights[60:] = Labelling(0.02).weights({1.0: -1.16, 1.5: -1.00, 2.0: -9, 3.0: -9, 4.0: -9})[:2]
     weights /= weights.sum(1, keepdims=True)
     data = (obs, masks, labels, weights, np.zeros(100))
     torch.manual_seed(0)
