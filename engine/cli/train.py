@@ -22,6 +22,7 @@ from tqdm import tqdm
 from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, positive_int
 from engine.drl.expert import KNEE, SHARPNESS
+from engine.drl.kernels import kernels_in_effect
 from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
@@ -169,6 +170,7 @@ def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
             "hardware": f"{platform.machine()} CPU, {os.cpu_count()} cores (shared), "
             f"torch threads {config.threads}, {platform.python_implementation()} "
             f"{platform.python_version()}",
+            "kernels": kernels_in_effect(),
         },
         "validation": {
             "metric": "geometric mean over the validation workloads of avg JCT / "
