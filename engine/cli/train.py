@@ -22,7 +22,7 @@ from tqdm import tqdm
 from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, positive_int
 from engine.drl.expert import KNEE, SHARPNESS
-from engine.drl.kernels import kernels_in_effect
+from engine.drl.kernels import kernels_in_effect, pin_kernels
 from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.drl.pretrained import save_pretrained
 from engine.env.curriculum import TRAIN_SEEDS
@@ -75,11 +75,17 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", metavar="CKPT", help="continue from this checkpoint")
     parser.add_argument("--export", nargs="?", const=str(pretrained_dir()), metavar="DIR",
                         help="write the best weights and model card (default pretrained/)")
+    parser.add_argument("--portable-kernels", action="store_true",
+                        help="pin torch's CPU kernels (ATen AVX2, MKL's COMPATIBLE branch), "
+                             "so that the seed gives the same weights on other x86-64 CPUs; "
+                             "cloning takes about 60%% more CPU")
     add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.portable_kernels:
+        pin_kernels()  # before torch's first kernel, which reads the settings
     with executor_from(args) as executor:
         # the workers first, before torch and the progress bar's thread: then they are
         # forked (a fraction of a second), not spawned (a second or more each)

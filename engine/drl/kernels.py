@@ -1,4 +1,4 @@
-"""Pin torch's CPU kernels, so that one seed trains the same weights on any x86-64 machine.
+"""Pin torch's CPU kernels, so that one seed can train the same weights on other x86-64 CPUs.
 
 torch picks its vector kernels (ATen) and MKL its BLAS code path from the CPU it finds,
 and each path rounds differently; training amplifies the last bit into different weights.
@@ -9,7 +9,10 @@ evaluation cells; on one machine a tiny run's weights change with ``ATEN_CPU_CAP
 x86-64 server of the past decade; MKL's only branch reproducible on Intel *and* AMD is
 COMPATIBLE (its documentation: the others hold on Intel CPUs only). Both settings are
 read when torch first runs a kernel, so :func:`pin_kernels` must come before that; a
-setting already in the environment is kept (to trade this for speed, or to check it).
+setting already in the environment is kept. It is opt-in (``train --portable-kernels``):
+MKL's portable branch takes about 60% more CPU per cloning epoch (4.4-5.1 s against
+2.7-3.3 s in a micro-benchmark), likely enough to take training on a slow 2-core CPU
+past an hour.
 """
 
 from __future__ import annotations

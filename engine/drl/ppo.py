@@ -9,8 +9,8 @@ episodes. Learning (log-probabilities, values, GAE, the gradient steps) stays he
 Training starts from a behaviour-cloned copy of the heuristic teacher
 (:mod:`engine.drl.bc`) unless ``bc_episodes`` is 0, and keeps the weights that score
 best on a fixed validation set of curriculum workloads (training seeds, never the
-evaluation seeds). Same config and seed, same run, on every backend; torch's CPU kernels
-are pinned (:mod:`engine.drl.kernels`) so that other machines give it too. The
+evaluation seeds). Same config and seed, same run, on every backend; on another CPU only
+with its kernels pinned (:mod:`engine.drl.kernels`, ``train --portable-kernels``). The
 hyper-parameters (:class:`~engine.drl.ppo_config.PPOConfig`) sit in their own module,
 so the command line and the app read them without importing torch.
 """
@@ -33,7 +33,6 @@ from engine.cluster import Cluster
 from engine.drl.actor import NumpyActor
 from engine.drl.bc import Labelling, clone, collect_demonstrations, merge
 from engine.drl.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
-from engine.drl.kernels import pin_kernels
 from engine.drl.network import ActorCritic, copy_state
 from engine.drl.ppo_config import PPOConfig
 from engine.drl.rollout import Lane, greedy_return, roll
@@ -141,7 +140,6 @@ def train(
     in the final weights). ``executor`` (default: this process) plays PPO's rollouts, the
     warm start's episodes and the validation episodes; all learning stays here.
     """
-    pin_kernels()  # before torch's first kernel: the same weights on any x86-64 machine
     started = time.perf_counter()
     stop = should_stop or (lambda: False)
     players = executor or Executor("serial")

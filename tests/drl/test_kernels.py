@@ -1,4 +1,5 @@
-"""Pinned CPU kernels: set before torch's first kernel, and a user's own setting wins."""
+"""Pinned CPU kernels (train --portable-kernels): set before torch's first kernel, recorded
+in the card, and a user's own setting wins."""
 
 from __future__ import annotations
 
@@ -35,3 +36,17 @@ def test_a_setting_already_in_the_environment_is_kept():
     kernels = _probe(ATEN_CPU_CAPABILITY="default")
     assert kernels["ATEN_CPU_CAPABILITY"] == "default"
     assert kernels["torch_cpu_capability"] == "DEFAULT"
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 kernels")
+def test_train_portable_kernels_pins_them_and_the_card_says_so(tmp_path):
+    clean = {k: v for k, v in os.environ.items() if k not in PINNED}
+    subprocess.run([sys.executable, "-m", "engine", "train", "--portable-kernels",
+                    "--iterations", "1", "--envs", "1", "--steps", "16", "--bc-episodes", "0",
+                    "--val-episodes", "1", "--workers", "1", "--out", str(tmp_path / "run"),
+                    "--export", str(tmp_path / "pre")],
+                   env=clean, capture_output=True, check=True, timeout=300)
+    card = json.loads((tmp_path / "pre" / "drl_policy.json").read_text())
+    kernels = card["training"]["kernels"]
+    assert {k: kernels[k] for k in PINNED} == PINNED
+    assert kernels["torch_cpu_capability"] in ("AVX2", "DEFAULT")
