@@ -17,15 +17,19 @@ PROBE = ("import json; from engine.drl.kernels import kernels_in_effect, pin_ker
          "pin_kernels(); print(json.dumps(kernels_in_effect()))")
 
 
+def _unpinned() -> dict[str, str]:
+    """This environment without the pinned settings (a developer may have set them)."""
+    return {k: v for k, v in os.environ.items() if k not in PINNED}
+
+
 def _probe(**env: str) -> dict[str, str]:
-    clean = {k: v for k, v in os.environ.items() if k not in PINNED}
-    out = subprocess.run([sys.executable, "-c", PROBE], env={**clean, **env},
+    out = subprocess.run([sys.executable, "-c", PROBE], env={**_unpinned(), **env},
                          capture_output=True, text=True, check=True, timeout=120)
     return json.loads(out.stdout)
 
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 kernels")
-def test_training_pins_avx2_kernels_and_mkls_portable_branch():
+def test_pin_kernels_sets_avx2_kernels_and_mkls_portable_branch():
     kernels = _probe()
     assert kernels["ATEN_CPU_CAPABILITY"] == "avx2" and kernels["MKL_CBWR"] == "COMPATIBLE"
     # torch runs the AVX2 kernels (or fewer, on a CPU without them), never AVX-512
@@ -40,12 +44,11 @@ def test_a_setting_already_in_the_environment_is_kept():
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 kernels")
 def test_train_portable_kernels_pins_them_and_the_card_says_so(tmp_path):
-    clean = {k: v for k, v in os.environ.items() if k not in PINNED}
     subprocess.run([sys.executable, "-m", "engine", "train", "--portable-kernels",
                     "--iterations", "1", "--envs", "1", "--steps", "16", "--bc-episodes", "0",
                     "--val-episodes", "1", "--workers", "1", "--out", str(tmp_path / "run"),
                     "--export", str(tmp_path / "pre")],
-                   env=clean, capture_output=True, check=True, timeout=300)
+                   env=_unpinned(), capture_output=True, check=True, timeout=300)
     card = json.loads((tmp_path / "pre" / "drl_policy.json").read_text())
     kernels = card["training"]["kernels"]
     assert {k: kernels[k] for k in PINNED} == PINNED
