@@ -21,11 +21,12 @@ from tqdm import tqdm
 
 from engine.cli import program_name
 from engine.cli.common import add_executor_options, executor_from, positive_int
+from engine.drl.bc import LOSSES
 from engine.drl.expert import KNEE, SHARPNESS
 from engine.drl.kernels import kernels_in_effect, pin_kernels
 from engine.drl.ppo_config import PPOConfig, config_from_dict
 from engine.drl.pretrained import save_pretrained
-from engine.env.curriculum import TRAIN_SEEDS
+from engine.env.curriculum import TRAIN_SEEDS, Curriculum
 from engine.parallel import Executor
 from engine.paths import code_version, pretrained_dir
 
@@ -61,6 +62,14 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="the knee teacher (s=2) labels a state unless another teacher "
                              "schedules the rest of the episode this fraction better "
                              f"(default {defaults.bc_knee_margin:g}: the best one labels)")
+    parser.add_argument("--bc-loss", choices=LOSSES, default=defaults.bc_loss,
+                        help="cross-entropy on the labels' weights, or the student's expected "
+                             "regret over the teachers' actions (the least regret on average "
+                             f"rather than the most often best; default {defaults.bc_loss})")
+    parser.add_argument("--trace-shaped", type=float, default=Curriculum.trace_shaped,
+                        help="share of training episodes shaped like an imported trace of "
+                             "rigid runs (all Amdahl, heavy-tailed, bursty, busy; default "
+                             f"{Curriculum.trace_shaped:g})")
     parser.add_argument("--dagger-rounds", type=int, default=defaults.dagger_rounds,
                         help="DAgger rounds after plain cloning (the student acts, the "
                              f"teachers label; default {defaults.dagger_rounds})")
@@ -112,10 +121,12 @@ def _run(args: argparse.Namespace, executor: Executor) -> int:
         bc_regret_scale=args.bc_regret_scale,
         bc_segments=args.bc_segments,
         bc_knee_margin=args.bc_knee_margin,
+        bc_loss=args.bc_loss,
         dagger_rounds=args.dagger_rounds,
         dagger_episodes=args.dagger_episodes,
         val_episodes=args.val_episodes,
         threads=args.threads,
+        curriculum=Curriculum(trace_shaped=args.trace_shaped),
     )
     with tqdm(total=config.iterations, desc="train", unit="it") as bar:
 
@@ -160,6 +171,8 @@ def model_card(config: PPOConfig, result: TrainResult) -> dict[str, Any]:
             "scheduled the rest of it best"
             + (f", the knee s={KNEE:g} unless another was {config.bc_knee_margin:.0%} better"
                if config.bc_knee_margin > 0 else "")
+            + (", cloned on the student's expected regret over the teachers' actions"
+               if config.bc_loss == "expected-regret" else "")
             + "), then PPO fine-tuning with masked actions; the "
             "weights kept are those with the best validation score"
         ),

@@ -44,7 +44,7 @@ REFERENCE = "threshold-optimal"
 """Validation scores are average JCT relative to this baseline's, per workload."""
 
 Progress = Callable[[Mapping[str, Any]], None]
-_ONE = np.ones(1, np.float32)
+_NO_REGRET = np.zeros(1, np.float32)
 """The weight of a searched action: it is the only label of its state."""
 _NAN = float("nan")
 _BLANK_ROW: dict[str, Any] = {"round": 0, "epoch": 0, "samples": 0, "headroom": _NAN,
@@ -147,7 +147,7 @@ def search_episode(
 
     def label_and_act(_obs: np.ndarray, _info: dict) -> tuple[Label, int]:
         action, _ = improved.choose(env.decision)
-        return ([action], _ONE), action
+        return ([action], _NO_REGRET), action
 
     return play_episode(env, obs, info, label_and_act, gamma), found.headroom
 

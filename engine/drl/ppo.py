@@ -205,6 +205,7 @@ def train(
                 break
             policy_loss, value_loss = clone(
                 model, data, config.bc_epochs, config.bc_lr, config.seed + round_,
+                labelling=Labelling.of(config),
                 progress=lambda epoch, *_, round_=round_: report(
                     "cloning", round_, epoch + 1, config.bc_epochs),
                 should_stop=stop,

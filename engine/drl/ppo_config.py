@@ -40,6 +40,7 @@ class PPOConfig:
     bc_regret_scale: float = 0.0  # >0: teachers label weighted exp(-regret/this); 0: best only
     bc_segments: int = 8  # relabel this many times per episode by the teacher best from there
     bc_knee_margin: float = 0.0  # the knee teacher labels unless another is this fraction better
+    bc_loss: str = "cross-entropy"  # or "expected-regret": least regret, not most often best
     dagger_rounds: int = 4  # DAgger rounds after plain cloning (student acts, teacher labels)
     dagger_episodes: int = 150  # episodes per DAgger round
     val_episodes: int = 48  # validation workloads (curriculum, training seeds)

@@ -12,7 +12,7 @@ no trace file is ever trained on, so no evaluated workload was trained on.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,9 +48,26 @@ class Curriculum:
     """Dirichlet concentration of the model mix (small = a few models dominate). 0.3 makes
     episodes of mostly one model common, an all-Amdahl queue (a trace of rigid runs)
     among them; at 1.0 almost every episode was an even blend, unlike any real cluster."""
+    trace_shaped: float = 0.0
+    """Share of episodes shaped like an imported trace of rigid runs (:meth:`trace_like`).
+    Drawn independently, the settings above line up that way (every job Amdahl, a heavy
+    tail, bursty, busy) in under 1% of episodes."""
+
+    def trace_like(self) -> Curriculum:
+        """This curriculum narrowed to what an SWF or Philly import looks like: every job
+        Amdahl's, run times from a minute to three days, bursty arrivals, one-GPU,
+        power-of-two or any-count requests, and loads from 1 up (a trace's window is
+        rarely quiet)."""
+        low, high = self.loads
+        return replace(self, loads=(min(max(low, 1.0), high), high),
+                       runtimes=((60.0, 3 * 86400.0),), request_rules=("one", "power-of-two",
+                                                                        "any"),
+                       arrivals=("bursty",), models=("amdahl",), trace_shaped=0.0)
 
     def sample(self, rng: np.random.Generator) -> tuple[GeneratorConfig, Cluster]:
         """One episode's generator config and cluster, drawn with ``rng``."""
+        if self.trace_shaped > 0 and rng.random() < self.trace_shaped:
+            return self.trace_like().sample(rng)
         total = int(rng.choice(self.cluster_gpus))
         per_node = int(rng.choice([g for g in self.gpus_per_node if g <= total]))
         weights = rng.dirichlet(np.full(len(self.models), self.mix_concentration))

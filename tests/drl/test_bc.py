@@ -1,4 +1,4 @@
-"""Behaviour cloning: every teacher labels every state, weighted by its regret on the workload."""
+"""Behaviour cloning: every teacher labels every state, with its regret from there on."""
 
 from __future__ import annotations
 
@@ -21,42 +21,45 @@ SMALL = Curriculum(cluster_gpus=(8, 16), jobs=(10, 20))
 def test_a_teachers_weight_falls_by_e_per_regret_scale_of_avg_jct():
     # returns are minus avg JCT / ideal: s = 1 is best, s = 1.5 is 2% behind, s = 2 4%
     returns = {1.0: -2.0, 1.5: -2.04, 2.0: -2.08, 3.0: -4.0, 4.0: -2.0}
-    weights = Labelling(regret_scale=0.02).weights(returns)
+    regrets = Labelling.regrets(returns)
+    assert regrets.tolist() == pytest.approx([0.0, 0.02, 0.04, 1.0, 0.0])
+    weights = Labelling(regret_scale=0.02).weights(regrets)[0]
     assert weights.shape == (len(SHARPNESS),) and weights.sum() == pytest.approx(1.0)
     assert weights[0] == weights[4] == weights.max()
     assert weights[1] / weights[0] == pytest.approx(math.exp(-1.0), rel=1e-5)
     assert weights[2] / weights[0] == pytest.approx(math.exp(-2.0), rel=1e-5)
     assert weights[3] / weights[0] < 1e-20  # twice the best's avg JCT: no say at all
     # at 0 (the default) the best teacher alone, the first of equals
-    assert Labelling(0.0, knee_margin=0.0).weights(returns).tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert Labelling(0.0, knee_margin=0.0).weights(regrets).tolist() == [[1, 0, 0, 0, 0]]
 
 
 def test_the_knee_keeps_the_label_unless_another_teacher_beats_it_by_the_margin():
     # s = 1 schedules the rest 4% better than the knee (s = 2), s = 1.5 2% better
-    returns = {1.0: -2.0, 1.5: -2.04, 2.0: -2.08, 3.0: -4.0, 4.0: -2.5}
-    assert Labelling(0.0, knee_margin=0.03).weights(returns).tolist() == [1, 0, 0, 0, 0]
-    assert Labelling(0.0, knee_margin=0.05).weights(returns).tolist() == [0, 0, 1, 0, 0]
+    regrets = Labelling.regrets({1.0: -2.0, 1.5: -2.04, 2.0: -2.08, 3.0: -4.0, 4.0: -2.5})
+    assert Labelling(0.0, knee_margin=0.03).weights(regrets).tolist() == [[1, 0, 0, 0, 0]]
+    assert Labelling(0.0, knee_margin=0.05).weights(regrets).tolist() == [[0, 0, 1, 0, 0]]
     # with a margin a tie goes to the knee; without one to the first (the shipped labels)
-    tie = {1.0: -2.0, 1.5: -2.0, 2.0: -2.0, 3.0: -2.0, 4.0: -2.0}
-    assert Labelling(0.0, knee_margin=0.01).weights(tie).tolist() == [0, 0, 1, 0, 0]
-    assert Labelling(0.0, knee_margin=0.0).weights(tie).tolist() == [1, 0, 0, 0, 0]
+    tie = np.zeros(len(SHARPNESS))
+    assert Labelling(0.0, knee_margin=0.01).weights(tie).tolist() == [[0, 0, 1, 0, 0]]
+    assert Labelling(0.0, knee_margin=0.0).weights(tie).tolist() == [[1, 0, 0, 0, 0]]
+    assert Labelling(0.0, knee_margin=0.01).acting(tie) == 2
     # with soft labels the margin lowers the knee's regret: 4% - 3% = 1% behind s = 1
-    soft = Labelling(0.02, knee_margin=0.03).weights(returns)
+    soft = Labelling(0.02, knee_margin=0.03).weights(regrets)[0]
     assert soft[2] / soft[0] == pytest.approx(math.exp(-0.5), rel=1e-4)
 
 
-def test_demonstrations_hold_every_teachers_action_with_the_episodes_weights():
-    obs, masks, labels, weights, returns = collect_demonstrations(2, SMALL, 0, 0.99)
+def test_demonstrations_hold_every_teachers_action_with_its_regret():
+    obs, masks, labels, regrets, returns = collect_demonstrations(2, SMALL, 0, 0.99)
     n = len(obs)
     assert obs.shape == (n, OBS_SIZE) and masks.shape == (n, N_ACTIONS)
-    assert labels.shape == weights.shape == (n, len(SHARPNESS)) and returns.shape == (n,)
+    assert labels.shape == regrets.shape == (n, len(SHARPNESS)) and returns.shape == (n,)
     assert masks[np.arange(n)[:, None], labels].all()  # every label is a valid action
-    assert np.allclose(weights.sum(1), 1.0)
-    # the first state of episode 0: its teachers' own actions, weighted by their returns
+    assert (regrets >= 0).all() and (regrets.min(1) == 0).all()  # the best one's is 0
+    # the first state of episode 0: its teachers' own actions, with their regrets
     env = MoldableEnv(SMALL)
     env.reset(seed=0)
-    expected = Labelling().weights(teacher_returns(env.sim.jobs, env.sim.cluster))
-    assert np.array_equal(weights[0], expected)
+    expected = Labelling.regrets(teacher_returns(env.sim.jobs, env.sim.cluster))
+    assert np.array_equal(regrets[0], expected)
     assert labels[0].tolist() == [expert_action(env.decision, s) for s in SHARPNESS]
 
 
@@ -87,41 +90,61 @@ def test_segments_relabel_an_episode_by_the_teacher_best_from_each_point_on():
     segmented = collect_demonstrations(3, SMALL, 0, 0.99, labelling=Labelling(segments=4))
     # the first segment is labelled as without segments: by the whole workload
     assert np.array_equal(once[3][0], segmented[3][0])
-    assert np.allclose(segmented[3].sum(1), 1.0)
-    assert set(np.unique(segmented[3])) <= {0.0, 1.0}  # still one teacher per state
 
-    def switches(weights: np.ndarray) -> int:
-        best = weights.argmax(1)
+    def switches(regrets: np.ndarray) -> int:
+        best = Labelling().weights(regrets).argmax(1)  # one teacher per state
         return int((best[1:] != best[:-1]).sum())
 
     # without segments the label changes only between episodes; with them also within
     assert switches(once[3]) <= 2 < switches(segmented[3])
 
 
-def test_cloning_learns_the_least_regret_action_not_the_most_often_best():
+A, B = 3, 7  # two teachers' actions
+
+
+def _two_teachers() -> tuple:
     """One kind of state, two teachers. Teacher A is best on 60% of the workloads by 1%,
-    teacher B on the other 40% by 16%: the student should act like B (expected regret
-    0.6% against A's 6.4%), whereas cloning each workload's best teacher learns A."""
-    a, b = 3, 7  # the two teachers' actions
+    teacher B on the other 40% by 16%: acting like B costs 0.6% on average, like A 6.4%."""
     obs = np.zeros((100, OBS_SIZE), np.float32)
     masks = np.zeros((100, N_ACTIONS), bool)
-    masks[:, [a, b]] = True
-    labels = np.tile([a, b], (100, 1))
-    weights = np.empty((100, 2), np.float32)
-    weights[:60] = Labelling(0.02).weights({1.0: -1.00, 1.5: -1.01, 2.0: -9, 3.0: -9, 4.0: -9})[:2]
-    weights[60:] = Labelling(0.02).weights({1.0: -1.16, 1.5: -1.00, 2.0: -9, 3.0: -9, 4.0: -9})[:2]
-    weights /= weights.sum(1, keepdims=True)
-    data = (obs, masks, labels, weights, np.zeros(100))
+    masks[:, [A, B]] = True
+    labels = np.tile([A, B], (100, 1))
+    regrets = np.where(np.arange(100)[:, None] < 60, [0.0, 0.01], [0.16, 0.0]).astype(np.float32)
+    return obs, masks, labels, regrets, np.zeros(100)
+
+
+def _cloned_action(labelling: Labelling, data: tuple | None = None) -> int:
+    data = data or _two_teachers()
     torch.manual_seed(0)
     model = ActorCritic(16)
-    clone(model, data, epochs=60, lr=1e-2, seed=0, batch=50)
-    logits, _ = model(torch.as_tensor(obs[:1]), torch.as_tensor(masks[:1]))
-    assert int(logits.argmax()) == b
-    # the same data labelled by each workload's best teacher alone would teach A
-    hard = np.where(np.arange(100) < 60, a, b)[:, None]
-    torch.manual_seed(0)
-    majority = ActorCritic(16)
-    clone(majority, (obs, masks, hard, np.ones((100, 1), np.float32), np.zeros(100)),
-          epochs=60, lr=1e-2, seed=0, batch=50)
-    logits, _ = majority(torch.as_tensor(obs[:1]), torch.as_tensor(masks[:1]))
-    assert int(logits.argmax()) == a
+    clone(model, data, epochs=60, lr=1e-2, seed=0, batch=50, labelling=labelling)
+    logits, _ = model(torch.as_tensor(data[0][:1]), torch.as_tensor(data[1][:1]))
+    return int(logits.argmax())
+
+
+@pytest.mark.parametrize("labelling", [Labelling(0.02), Labelling(loss="expected-regret")],
+                         ids=["regret-weighted", "expected-regret"])
+def test_cloning_learns_the_least_regret_action_not_the_most_often_best(labelling):
+    assert _cloned_action(labelling) == B
+
+
+def test_cloning_each_states_best_teacher_learns_the_most_often_best():
+    assert _cloned_action(Labelling(0.0, loss="cross-entropy")) == A
+
+
+def test_the_expected_regret_loss_counts_a_shared_action_once_and_others_at_the_worst():
+    """Three teachers, two of them on one action: that action costs the lesser regret;
+    the student's mass on an action no teacher takes costs the worst teacher's."""
+    from engine.drl.bc import REGRET_UNIT, _expected_regret
+
+    actions = torch.tensor([[3, 3, 7]])
+    regrets = torch.tensor([[0.04, 0.0, 0.10]])
+    p = torch.tensor([[0.5, 0.5, 0.2]])  # P(3) = 0.5, P(7) = 0.2, the rest 0.3 elsewhere
+    loss = _expected_regret(p.log(), actions, regrets)
+    expected = (0.5 * 0.0 + 0.2 * 0.10 + 0.3 * 0.10) / REGRET_UNIT - 0.1 * math.log(0.5)
+    assert float(loss) == pytest.approx(expected, rel=1e-5)
+
+
+def test_an_unknown_loss_is_refused_by_name():
+    with pytest.raises(ValueError, match="expected-regret"):
+        Labelling(loss="hinge")

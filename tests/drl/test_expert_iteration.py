@@ -41,8 +41,8 @@ def shipped():
 def test_search_labels_are_the_improved_schedule(shipped):
     seed = (0, 1, 0)
     data, headroom = search_episode(shipped.state_dict, SMALL, seed, passes=1, gamma=1.0)
-    obs, masks, labels, weights, returns = data
-    assert labels.shape == weights.shape == (len(obs), 1) and (weights == 1.0).all()
+    obs, masks, labels, regrets, returns = data
+    assert labels.shape == regrets.shape == (len(obs), 1) and (regrets == 0.0).all()
     actions = labels[:, 0]
     assert obs.shape == (len(actions), OBS_SIZE) and masks[np.arange(len(actions)), actions].all()
     jobs, cluster = SMALL.workload(np.random.default_rng(seed))
