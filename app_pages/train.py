@@ -7,6 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from engine.drl.bc import LOSSES
 from engine.drl.ppo_config import PPOConfig
 from engine.env.curriculum import CURRICULA
 from engine.parallel import describe_backend
@@ -44,11 +45,12 @@ def start() -> None:
         clip_coef=float(ss["tr_clip"]), ent_coef=float(ss["tr_ent"]),
         gamma=float(ss["tr_gamma"]), hidden=int(ss["tr_hidden"]), bc_episodes=bc_episodes,
         dagger_episodes=bc_episodes,  # the warm start grows with the episodes asked for
-        bc_segments=int(ss["tr_segments"]),
+        bc_segments=int(ss["tr_segments"]), bc_loss=ss["tr_loss"],
         val_episodes=int(ss["tr_val"]), eval_every=int(ss["tr_eval_every"]),
         curriculum=replace(CURRICULA[ss["tr_preset"]], cluster_gpus=tuple(ss["tr_sizes"]),
                            loads=ss["tr_loads"], jobs=ss["tr_jobs"],
-                           models=tuple(ss["tr_models"])),
+                           models=tuple(ss["tr_models"]),
+                           trace_shaped=float(ss["tr_trace_shaped"])),
     )).start()
 
 
@@ -77,6 +79,8 @@ def use_preset() -> None:
     preset = CURRICULA[ss["tr_preset"]]
     ss["tr_sizes"] = [g for g in preset.cluster_gpus if g in CLUSTER_SIZES]
     ss["tr_loads"] = preset.loads
+    ss["tr_models"] = list(preset.models)
+    ss["tr_trace_shaped"] = preset.trace_shaped
 
 
 run = training()
@@ -84,7 +88,9 @@ busy = run is not None and run.running
 st.selectbox("training workloads", list(CURRICULA), key="tr_preset", on_change=use_preset,
              help="broad: one 8-GPU node to 256 GPUs, loads 0.3-5, Poisson and bursty "
              "arrivals, users who ask for one GPU or any count (what the shipped drl "
-             "learned on); moderate: loads 0.5-1, Poisson; or small clusters, or one node.")
+             "learned on); moderate: loads 0.5-1, Poisson; small clusters; one node; or "
+             "trace-shaped: every job Amdahl's, a heavy tail, bursty and busy, as an imported "
+             "SWF or Philly trace is.")
 with st.form("train_form"):
     st.subheader("Hyper-parameters")
     a, b, c, d = st.columns(4)
@@ -106,6 +112,10 @@ with st.form("train_form"):
                    help="How often each warm-start episode is relabelled by the teacher that "
                    "plays the rest of it best (8: how the shipped drl learned; 0: once, by the "
                    "whole workload, about 40% faster).")
+    b.selectbox("cloning loss", LOSSES, index=LOSSES.index(PPOConfig.bc_loss), key="tr_loss",
+                help="cross-entropy on the teacher best from each labelling on; or the "
+                "student's expected regret over the teachers' actions, which learns the "
+                "action that costs least on average where states look alike.")
     st.subheader("Training workloads")
     a, b = st.columns(2)
     a.multiselect("cluster sizes (GPUs)", CLUSTER_SIZES, default=[16, 32, 64], key="tr_sizes",
@@ -115,6 +125,9 @@ with st.form("train_form"):
     b.multiselect("models", CURRICULA["broad"].models, default=list(CURRICULA["broad"].models),
                   key="tr_models", wrap=True, help="the six measured DL jobs, and Amdahl's law "
                   "(what jobs imported from SWF and Philly traces follow)")
+    a.slider("trace-shaped episodes", 0.0, 1.0, CURRICULA["broad"].trace_shaped, 0.05,
+             key="tr_trace_shaped", help="Share of training workloads shaped like an "
+             "imported trace of rigid runs (all Amdahl, heavy-tailed, bursty, busy).")
     st.form_submit_button("Start training", type="primary", disabled=busy, on_click=start)
 
 if st.session_state.get("train_refused"):

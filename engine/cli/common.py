@@ -34,6 +34,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def share(text: str) -> float:
+    """A fraction from 0 to 1, as argparse's ``type``."""
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a share from 0 to 1, got {text}")
+    return value
+
+
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=positive_int, default=16, help="nodes (default 16)")
     parser.add_argument(

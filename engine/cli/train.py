@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 from engine.cli import program_name
-from engine.cli.common import add_executor_options, executor_from, positive_int
+from engine.cli.common import add_executor_options, executor_from, positive_int, share
 from engine.drl.bc import LOSSES
 from engine.drl.expert import KNEE, SHARPNESS
 from engine.drl.kernels import kernels_in_effect, pin_kernels
@@ -66,7 +66,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="cross-entropy on the labels' weights, or the student's expected "
                              "regret over the teachers' actions (the least regret on average "
                              f"rather than the most often best; default {defaults.bc_loss})")
-    parser.add_argument("--trace-shaped", type=float, default=Curriculum.trace_shaped,
+    parser.add_argument("--trace-shaped", type=share, default=Curriculum.trace_shaped,
                         help="share of training episodes shaped like an imported trace of "
                              "rigid runs (all Amdahl, heavy-tailed, bursty, busy; default "
                              f"{Curriculum.trace_shaped:g})")

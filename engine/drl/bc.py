@@ -1,13 +1,15 @@
 """Behaviour-cloning warm start: imitate the heuristic teachers before PPO fine-tunes.
 
-Every state is labelled by the five teachers' actions, each weighted by how well that
-teacher schedules the episode from there on (:meth:`Labelling.weights`). By default
-(``regret_scale`` 0, how the shipped weights were trained) the best teacher in hindsight
-takes all the weight. With ``regret_scale > 0`` a teacher that much of average JCT behind
-the best counts ``1/e`` as much, so the student learns the least expected regret in each
-kind of state rather than the teacher that is *most often* best there (cost-sensitive
-classification); measured at 0.02 it validated no better (2.616 against 2.614) and moved
-failing cells around without fixing them (``docs/results.md``), so it is not the default.
+Every state is labelled by the five teachers' actions, each with its regret: the fraction
+of average JCT it adds to the best teacher's when it schedules the episode from there on.
+How the student learns from them is :class:`Labelling`'s choice. By default
+(cross-entropy, ``regret_scale`` 0, how the shipped weights were trained) the best teacher
+in hindsight takes all the weight; with ``regret_scale > 0`` a teacher that much behind
+the best counts ``1/e`` as much. Both learn, in states that look alike, the teacher most
+often best there, which on small busy clusters is a wide one that is a little better in
+many episodes and far worse in the rest. The ``expected-regret`` loss instead minimises the
+student's expected regret over the teachers' actions (:func:`_expected_regret`), so it
+learns the action that costs least on average (cost-sensitive classification).
 
 A label fixed at the workload's start says which teacher is best over its whole run,
 which in a long, overloaded episode depends on arrivals the state at any one decision

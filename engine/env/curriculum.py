@@ -98,6 +98,8 @@ CURRICULA: dict[str, Curriculum] = {
                            arrivals=("poisson",), models=MEASURED_MODELS),
     "small clusters": Curriculum(cluster_gpus=(8, 16, 32)),
     "one node": Curriculum(cluster_gpus=(8,), gpus_per_node=(8,)),
+    "trace-shaped": Curriculum().trace_like(),
 }
 """Named training distributions (the Train page's presets): ``broad`` is what the shipped
-policy trains on; ``moderate`` the earlier curriculum (loads 0.5-1, Poisson arrivals)."""
+policy trains on; ``moderate`` the earlier curriculum (loads 0.5-1, Poisson arrivals);
+``trace-shaped`` only what an imported trace of rigid runs looks like."""

@@ -152,3 +152,23 @@ def test_the_ending_says_which_weights_a_stop_kept() -> None:
     assert ending(run) == "Stopped after 4 PPO iterations in 12 s."
     run.result.stopped = False
     assert ending(run) == "Finished after 4 PPO iterations in 12 s."
+
+
+def test_the_cloning_loss_and_trace_shaped_share_reach_the_run() -> None:
+    at = open_app("train")
+    assert at.selectbox(key="tr_loss").value == PPOConfig.bc_loss  # as shipped
+    at.selectbox(key="tr_loss").set_value("expected-regret")
+    at.slider(key="tr_trace_shaped").set_value(0.5)
+    start_tiny(at)
+    run = at.session_state["training"]
+    run.thread.join(120)
+    assert run.error is None and run.config.bc_loss == "expected-regret"
+    assert run.config.curriculum.trace_shaped == 0.5
+
+
+def test_the_trace_shaped_preset_fills_in_its_models() -> None:
+    at = open_app("train")
+    at.selectbox(key="tr_preset").set_value("trace-shaped").run()
+    assert not at.exception
+    assert at.multiselect(key="tr_models").value == ["amdahl"]
+    assert at.slider(key="tr_loads").value == (1.0, 5.0)

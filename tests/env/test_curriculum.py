@@ -35,3 +35,22 @@ def test_every_named_curriculum_draws_valid_workloads():
         rng = np.random.default_rng(1)
         jobs, cluster = curriculum.workload(rng)
         assert jobs and cluster.total_gpus in curriculum.cluster_gpus, name
+
+
+def test_trace_shaped_episodes_look_like_an_imported_trace_of_rigid_runs():
+    draws = _draws(Curriculum().trace_like(), 100)
+    for config, _ in draws:
+        assert list(config.model_mix) == ["amdahl"] and config.arrivals == "bursty"
+        assert config.load >= 1.0 and config.max_runtime == 3 * 86400.0
+        assert config.request_rule in {"one", "power-of-two", "any"}
+    # the rest of the curriculum (clusters, jobs) is the broad one's
+    assert {cluster.total_gpus for _, cluster in draws} == set(Curriculum().cluster_gpus)
+
+
+def test_a_share_of_trace_shaped_episodes_is_drawn_among_the_others():
+    draws = _draws(Curriculum(trace_shaped=0.25), 400)
+    shaped = sum(list(config.model_mix) == ["amdahl"] for config, _ in draws)
+    assert 70 <= shaped <= 130  # 100 expected
+    assert {config.arrivals for config, _ in draws} == {"poisson", "bursty"}
+    # without a share, nothing changes: the draws are the plain curriculum's
+    assert _draws(Curriculum(trace_shaped=0.0)) == _draws(Curriculum())
