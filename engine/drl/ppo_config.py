@@ -40,7 +40,7 @@ class PPOConfig:
     bc_regret_scale: float = 0.0  # >0: teachers label weighted exp(-regret/this); 0: best only
     bc_segments: int = 8  # relabel this many times per episode by the teacher best from there
     bc_knee_margin: float = 0.0  # the knee teacher labels unless another is this fraction better
-    bc_loss: str = "cross-entropy"  # or "expected-regret": least regret, not most often best
+    bc_loss: str = "expected-regret"  # least regret; "cross-entropy": the most often best
     dagger_rounds: int = 4  # DAgger rounds after plain cloning (student acts, teacher labels)
     dagger_episodes: int = 150  # episodes per DAgger round
     val_episodes: int = 48  # validation workloads (curriculum, training seeds)
@@ -53,13 +53,17 @@ class PPOConfig:
 RETIRED = frozenset({"expert", "max_runtimes"})
 """Settings older checkpoints stored that no longer exist; they only ever held the
 defaults the code now has built in, so resuming such a checkpoint ignores them."""
+BEFORE = {"bc_loss": "cross-entropy"}
+BEFORE_CURRICULUM = {"trace_shaped": 0.0}
+"""What checkpoints from before a setting existed trained with, where today's default
+differs: resuming one goes on as it started."""
 
 
 def config_from_dict(data: Mapping[str, Any]) -> PPOConfig:
     """Rebuild the config a checkpoint stored with ``asdict``."""
-    fields = {k: v for k, v in data.items() if k not in RETIRED}
-    curriculum = Curriculum(**{k: _tuples(v) for k, v in fields.pop("curriculum").items()
-                               if k not in RETIRED})
+    fields = {**BEFORE, **{k: v for k, v in data.items() if k not in RETIRED}}
+    stored = {k: _tuples(v) for k, v in fields.pop("curriculum").items() if k not in RETIRED}
+    curriculum = Curriculum(**{**BEFORE_CURRICULUM, **stored})
     return PPOConfig(**fields, curriculum=curriculum)
 
 

@@ -48,7 +48,7 @@ class Curriculum:
     """Dirichlet concentration of the model mix (small = a few models dominate). 0.3 makes
     episodes of mostly one model common, an all-Amdahl queue (a trace of rigid runs)
     among them; at 1.0 almost every episode was an even blend, unlike any real cluster."""
-    trace_shaped: float = 0.0
+    trace_shaped: float = 0.25
     """Share of episodes shaped like an imported trace of rigid runs (:meth:`trace_like`).
     Drawn independently, the settings above line up that way (every job Amdahl, a heavy
     tail, bursty, busy) in under 1% of episodes."""
@@ -95,7 +95,7 @@ CURRICULA: dict[str, Curriculum] = {
     "broad": Curriculum(),
     "moderate": Curriculum(loads=(0.5, 1.0), jobs=(80, 160), runtimes=((600.0, 8 * 3600.0),),
                            request_rules=("pollux", "power-of-two", "one"),
-                           arrivals=("poisson",), models=MEASURED_MODELS),
+                           arrivals=("poisson",), models=MEASURED_MODELS, trace_shaped=0.0),
     "small clusters": Curriculum(cluster_gpus=(8, 16, 32)),
     "one node": Curriculum(cluster_gpus=(8,), gpus_per_node=(8,)),
     "trace-shaped": Curriculum().trace_like(),

@@ -86,8 +86,8 @@ def test_returns_from_a_later_state_count_only_the_rest_of_the_episode():
 
 
 def test_segments_relabel_an_episode_by_the_teacher_best_from_each_point_on():
-    once = collect_demonstrations(3, SMALL, 0, 0.99, labelling=Labelling(segments=0))
-    segmented = collect_demonstrations(3, SMALL, 0, 0.99, labelling=Labelling(segments=4))
+    once = collect_demonstrations(6, SMALL, 0, 0.99, labelling=Labelling(segments=0))
+    segmented = collect_demonstrations(6, SMALL, 0, 0.99, labelling=Labelling(segments=4))
     # the first segment is labelled as without segments: by the whole workload
     assert np.array_equal(once[3][0], segmented[3][0])
 
@@ -96,7 +96,7 @@ def test_segments_relabel_an_episode_by_the_teacher_best_from_each_point_on():
         return int((best[1:] != best[:-1]).sum())
 
     # without segments the label changes only between episodes; with them also within
-    assert switches(once[3]) <= 2 < switches(segmented[3])
+    assert switches(once[3]) <= 5 < switches(segmented[3])
 
 
 A, B = 3, 7  # two teachers' actions

@@ -207,3 +207,16 @@ def test_a_config_survives_a_json_round_trip_with_its_nested_tuples():
 
     config = PPOConfig()
     assert config_from_dict(json.loads(json.dumps(asdict(config)))) == config
+
+
+def test_a_checkpoint_from_before_a_setting_resumes_as_it_was_trained():
+    """Checkpoints written before the expected-regret loss and the trace-shaped episodes
+    trained without them: resuming one must not switch them on."""
+    from dataclasses import asdict
+
+    from engine.drl.ppo_config import PPOConfig, config_from_dict
+
+    stored = asdict(PPOConfig())
+    del stored["bc_loss"], stored["curriculum"]["trace_shaped"]
+    old = config_from_dict(stored)
+    assert old.bc_loss == "cross-entropy" and old.curriculum.trace_shaped == 0.0
