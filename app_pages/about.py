@@ -63,8 +63,11 @@ count is fixed when it starts. At every arrival or completion the scheduler deci
 
 The `drl` policy is a neural network trained on this MDP: first it imitates heuristic
 teachers (shortest job first, each job on the GPU count that maximises GPUs x
-efficiency^s): at eight points along each training workload, every state is labelled by
-the teacher *s* that schedules the rest of it best from there; then PPO fine-tunes it.
+efficiency^s): at eight points along each training workload, every teacher *s* is scored
+by how much it would add to average JCT if it scheduled the rest from there, and the
+network learns the action with the least regret on average over states that look alike
+(not the teacher most often best, which on a small busy cluster is a wide one that loses
+badly when it is wrong); then PPO fine-tunes it.
 
 **Why one policy holds on every cluster.** It sees only ratios: free GPUs as a fraction
 of the cluster, the queue over the cluster's size, run times over the window's mean,
@@ -73,7 +76,8 @@ and the cluster's size and GPUs per node as numbers. Nothing in it is tied to on
 or one load, so the same network runs on one 8-GPU node and on 256 GPUs. It trained on
 workloads as varied as where it is used (one node to 32 x 8 GPUs, offered load 0.3 to 5,
 Poisson and bursty arrivals, users who ask for one GPU or any count, DL jobs and
-Amdahl-law trace jobs, run times of a minute to days), and because the best teacher
+Amdahl-law trace jobs, run times of a minute to days; a quarter of its workloads shaped
+like an imported trace: all Amdahl, heavy-tailed, bursty and busy), and because the best teacher
 differs between them (run jobs wide on a quiet cluster, lean on a small or overloaded
 one), it has to learn from what it sees which one a moment calls for. It never trained on
 a trace or on the seeds it is evaluated on (`python -m engine evaluate`).
